@@ -1,0 +1,39 @@
+# Racetrack. `make run` and `make test` are the two commands; see README.md.
+GO        ?= go
+GOROOT    := $(shell $(GO) env GOROOT)
+WASMDIR   := $(GOROOT)/lib/wasm
+ADDR      ?= 127.0.0.1:8080
+GOSRC     := $(shell find core wasm -name '*.go' 2>/dev/null) go.mod
+
+.PHONY: run test wasm vet test-native test-wasm bench clean
+
+wasm: static/app.wasm static/wasm_exec.js
+
+static/app.wasm: $(GOSRC)
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o $@ ./wasm
+
+static/wasm_exec.js: $(WASMDIR)/wasm_exec.js
+	cp $< $@
+
+run: wasm
+	$(GO) run ./cmd/racetrack
+
+vet:
+	$(GO) vet ./...
+	GOOS=js GOARCH=wasm $(GO) vet ./core/... ./wasm
+
+test-native:
+	$(GO) test -race ./...
+
+# The core's tests again, compiled to wasm and run under Node, so native
+# and browser builds are held to the same golden hashes.
+test-wasm:
+	PATH="$(WASMDIR):$$PATH" GOOS=js GOARCH=wasm $(GO) test -short ./core/...
+
+test: wasm vet test-native test-wasm
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./core/...
+
+clean:
+	rm -f static/app.wasm static/wasm_exec.js

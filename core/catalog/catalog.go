@@ -1,0 +1,14 @@
+// Package catalog assembles Racetrack's scenarios into one registry.
+package catalog
+
+import (
+	"github.com/racetrack-sim/racetrack/core/philo"
+	"github.com/racetrack-sim/racetrack/core/scenario"
+)
+
+// New returns the registry of every scenario.
+func New() *scenario.Registry {
+	return scenario.NewRegistry(
+		philo.Scenario(),
+	)
+}

@@ -1,0 +1,229 @@
+// Package philo models the dining philosophers on the kernel's mutexes:
+// the smallest complete Racetrack model, and the example of how to write
+// one. N philosophers sit at a round table with a fork between each pair;
+// each eats a number of meals, taking two forks for each. Variant buggy
+// takes the left fork first (a cycle of waits is possible); variant fixed
+// takes the lower-numbered fork first (a global lock order: no cycle).
+package philo
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/racetrack-sim/racetrack/core/scenario"
+	"github.com/racetrack-sim/racetrack/core/sim"
+)
+
+// Program counter values of a philosopher thread.
+const (
+	pcThink = iota
+	pcTakeFirst
+	pcTakeSecond
+	pcEat
+	pcPutSecond
+	pcPutFirst
+	pcDone
+)
+
+// Table is the model state: the forks and the meals eaten so far.
+type Table struct {
+	n       int
+	meals   int
+	ordered bool
+	think   sim.Time
+	eat     sim.Time
+	timed   bool
+
+	Forks  []sim.MutexID
+	Phils  []sim.ProcID
+	Eaten  []int
+	eatenS sim.SeriesID
+}
+
+// New builds a table of n philosophers who each eat meals times.
+func New(n, meals int, ordered, timed bool, think, eat sim.Time) *Table {
+	return &Table{n: n, meals: meals, ordered: ordered, timed: timed, think: think, eat: eat}
+}
+
+// forks returns the fork philosopher i takes first and second.
+func (t *Table) forks(i int) (first, second int) {
+	left, right := i, (i+1)%t.n
+	if t.ordered && right < left {
+		return right, left
+	}
+	return left, right
+}
+
+// Init sets the table.
+func (t *Table) Init(w *sim.World) {
+	w.SetUntimed(!t.timed)
+	node := w.AddNode("table")
+	for i := 0; i < t.n; i++ {
+		t.Forks = append(t.Forks, w.AddMutex(node, "fork"+strconv.Itoa(i)))
+	}
+	for i := 0; i < t.n; i++ {
+		t.Phils = append(t.Phils, w.AddThread(node, -1, "phil"+strconv.Itoa(i), 0))
+	}
+	t.Eaten = make([]int, t.n)
+	t.eatenS = w.DefineSeries("meals eaten", "meals", "table")
+}
+
+// Handle runs one step of philosopher p.
+func (t *Table) Handle(w *sim.World, p *sim.Proc, _ *sim.Event) sim.Action {
+	i := int(p.ID)
+	first, second := t.forks(i)
+	switch p.PC {
+	case pcThink:
+		p.PC = pcTakeFirst
+		return sim.Sleep(w.Between(0, t.think, sim.Millisecond, "think time"), "think")
+	case pcTakeFirst:
+		p.PC = pcTakeSecond
+		return sim.Lock(t.Forks[first], "take fork"+strconv.Itoa(first))
+	case pcTakeSecond:
+		p.PC = pcEat
+		return sim.Lock(t.Forks[second], "take fork"+strconv.Itoa(second))
+	case pcEat:
+		p.PC = pcPutSecond
+		t.Eaten[i]++
+		w.Sample(t.eatenS, float64(t.total()))
+		return sim.Local("eat meal "+strconv.Itoa(t.Eaten[i]), t.eat)
+	case pcPutSecond:
+		p.PC = pcPutFirst
+		return sim.Unlock(t.Forks[second], "put fork"+strconv.Itoa(second))
+	case pcPutFirst:
+		p.PC = pcThink
+		if t.Eaten[i] == t.meals {
+			p.PC = pcDone
+		}
+		return sim.Unlock(t.Forks[first], "put fork"+strconv.Itoa(first))
+	}
+	return sim.Exit("full")
+}
+
+func (t *Table) total() int {
+	s := 0
+	for _, e := range t.Eaten {
+		s += e
+	}
+	return s
+}
+
+// Properties: no deadlock, and everyone eats all meals.
+func (t *Table) Properties() []sim.Property {
+	return []sim.Property{
+		sim.NoDeadlock(),
+		sim.Eventually("everyone-eats", "every philosopher eats all their meals", sim.Time(t.n*t.meals)*(t.think+t.eat+sim.Millisecond)*4+sim.Second,
+			func(w *sim.World) (bool, sim.Time) { return t.of(w).total() < t.n*t.meals, 0 },
+			func(w *sim.World) string {
+				tt := t.of(w)
+				return fmt.Sprintf("%d of %d meals eaten", tt.total(), tt.n*tt.meals)
+			}),
+	}
+}
+
+// of returns the table of the world being checked (the world may hold a
+// clone of t).
+func (t *Table) of(w *sim.World) *Table { return w.Model().(*Table) }
+
+// Clone copies the table.
+func (t *Table) Clone() sim.Model {
+	c := *t
+	c.Eaten = append([]int(nil), t.Eaten...)
+	return &c
+}
+
+// Hash folds the meals eaten; forks and program counters are kernel state.
+func (t *Table) Hash(h *sim.Hasher) {
+	for _, e := range t.Eaten {
+		h.Int(e)
+	}
+}
+
+// Describe says what a pending step of a philosopher would do.
+func (t *Table) Describe(w *sim.World, ev *sim.Event) string {
+	p := w.Proc(ev.Proc)
+	i := int(p.ID)
+	first, second := t.forks(i)
+	switch {
+	case ev.Kind == sim.EvAcquire:
+		return fmt.Sprintf("%s gets %s", p.Name, w.Mutex(sim.MutexID(ev.Timer)).Name)
+	case p.PC == pcTakeFirst:
+		return fmt.Sprintf("%s takes fork%d", p.Name, first)
+	case p.PC == pcTakeSecond:
+		return fmt.Sprintf("%s takes fork%d", p.Name, second)
+	case p.PC == pcEat:
+		return p.Name + " eats"
+	case p.PC == pcPutSecond:
+		return fmt.Sprintf("%s puts fork%d down", p.Name, second)
+	case p.PC == pcPutFirst:
+		return fmt.Sprintf("%s puts fork%d down", p.Name, first)
+	case p.PC == pcThink:
+		return p.Name + " thinks"
+	}
+	return p.Name + " leaves"
+}
+
+var pcNames = [...]string{"thinking", "hungry (wants first fork)", "hungry (wants second fork)", "eating", "putting forks down", "putting forks down", "full"}
+
+// View shows each philosopher and fork.
+func (t *Table) View(w *sim.World) sim.View {
+	var v sim.View
+	for i, pid := range t.Phils {
+		p := w.Proc(pid)
+		state := pcNames[p.PC]
+		if p.Status == sim.Blocked {
+			state = "blocked on " + w.Mutex(p.BlockedOn).Name
+		} else if p.Status == sim.Done {
+			state = "full"
+		}
+		v.Groups = append(v.Groups, sim.Group{ID: p.Name, Title: p.Name, Node: p.Node, Fields: []sim.Field{
+			{Name: "state", Value: state},
+			{Name: "meals", Value: fmt.Sprintf("%d/%d", t.Eaten[i], t.meals)},
+		}})
+	}
+	forks := sim.Group{ID: "forks", Title: "forks"}
+	for _, f := range t.Forks {
+		m := w.Mutex(f)
+		forks.Fields = append(forks.Fields, sim.Field{Name: m.Name, Value: "held by " + w.ProcName(m.Holder)})
+	}
+	v.Groups = append(v.Groups, forks)
+	return v
+}
+
+// Scenario is the catalog entry of the dining philosophers.
+func Scenario() *scenario.Scenario {
+	return &scenario.Scenario{
+		ID:      "dining-philosophers",
+		Title:   "Dining philosophers",
+		Summary: "Five threads, five mutexes, one cycle of waits.",
+		Story: "Each philosopher needs the two forks beside them to eat. If every philosopher picks up their left fork " +
+			"at the same moment, each waits for ever for the right one: a cycle in the wait-for graph. Taking the " +
+			"lower-numbered fork first imposes a global lock order and removes every cycle.",
+		Links: []scenario.Link{{Title: "Dijkstra, Hierarchical ordering of sequential processes (EWD310)", URL: "https://www.cs.utexas.edu/users/EWD/ewd03xx/EWD310.PDF"}},
+		Variants: []scenario.Variant{
+			{ID: "buggy", Title: "left fork first", Help: "every philosopher takes the left fork, then the right"},
+			{ID: "fixed", Title: "lower fork first", Help: "every philosopher takes the lower-numbered fork first: a global lock order"},
+		},
+		Presets: []scenario.Preset{
+			{ID: "table", Title: "Five philosophers, timed", Story: "Random think times; the deadlock needs all five to be hungry at once.",
+				Params: map[string]any{}, MaxTime: 60_000, MaxSteps: 100_000, Property: sim.NoDeadlockName},
+			{ID: "lock-level", Title: "Untimed interleavings", Story: "Every step is a scheduling choice: the configuration for exhaustive search.",
+				Params: map[string]any{"timed": false, "meals": int64(1)}, MaxTime: 60_000, MaxSteps: 100_000, Property: sim.NoDeadlockName},
+		},
+		Params: []scenario.Param{
+			scenario.IntParam("philosophers", 5, 2, 12, "", "number of philosophers (and forks)"),
+			scenario.IntParam("meals", 3, 1, 100, "", "meals each philosopher eats"),
+			scenario.BoolParam("timed", true, "timed: think and eat take time; untimed: every step is a scheduling choice"),
+			scenario.DurationParam("thinkTime", 20, 0, 10_000, "longest think time; each is drawn uniformly from 0 to this, at 1 ms resolution"),
+			scenario.DurationParam("eatTime", 5, 0, 10_000, "time to eat a meal"),
+		},
+		Properties: []scenario.PropertyInfo{
+			{Name: sim.NoDeadlockName, Kind: sim.KindNoDeadlock, Help: "no cycle of philosophers each holding the fork the next one waits for"},
+			{Name: "everyone-eats", Kind: sim.KindEventually, Help: "every philosopher eats all their meals"},
+		},
+		New: func(variant string, v scenario.Values) (sim.Model, error) {
+			return New(v.Int("philosophers"), v.Int("meals"), variant == "fixed", v.Bool("timed"),
+				v.Duration("thinkTime"), v.Duration("eatTime")), nil
+		},
+	}
+}

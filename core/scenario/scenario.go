@@ -1,0 +1,178 @@
+package scenario
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/racetrack-sim/racetrack/core/sim"
+)
+
+// Link points to upstream material: an issue, a fix, a file.
+type Link struct {
+	Title string `json:"title"`
+	URL   string `json:"url"`
+}
+
+// Variant is one version of the modelled code (buggy, fixed, ...).
+type Variant struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	Help  string `json:"help"`
+}
+
+// Preset is a named configuration: parameter values over the defaults, and
+// the budget a run of it needs.
+type Preset struct {
+	ID     string         `json:"id"`
+	Title  string         `json:"title"`
+	Story  string         `json:"story"`
+	Params map[string]any `json:"params"`
+	// MaxTime (ms) and MaxSteps are the default budgets of a run.
+	MaxTime  float64 `json:"maxTime"`
+	MaxSteps int     `json:"maxSteps"`
+	// Property is the property this preset is built to show failing.
+	Property string `json:"property,omitempty"`
+}
+
+// PropertyInfo describes a property for the catalog.
+type PropertyInfo struct {
+	Name string           `json:"name"`
+	Kind sim.PropertyKind `json:"kind"`
+	Help string           `json:"help"`
+}
+
+// Scenario is one model with its schema.
+type Scenario struct {
+	ID         string         `json:"id"`
+	Title      string         `json:"title"`
+	Summary    string         `json:"summary"`
+	Story      string         `json:"story"`
+	Links      []Link         `json:"links"`
+	Variants   []Variant      `json:"variants"`
+	Presets    []Preset       `json:"presets"`
+	Params     []Param        `json:"params"`
+	Properties []PropertyInfo `json:"properties"`
+	// New builds the model for a variant and normalised parameters.
+	New func(variant string, v Values) (sim.Model, error) `json:"-"`
+}
+
+// DefaultVariant is the first variant (by convention the buggy one).
+func (s *Scenario) DefaultVariant() string { return s.Variants[0].ID }
+
+// DefaultPreset is the first preset.
+func (s *Scenario) DefaultPreset() *Preset { return &s.Presets[0] }
+
+// Preset finds a preset by id.
+func (s *Scenario) Preset(id string) (*Preset, bool) {
+	for i := range s.Presets {
+		if s.Presets[i].ID == id {
+			return &s.Presets[i], true
+		}
+	}
+	return nil, false
+}
+
+// HasVariant reports whether id names a variant.
+func (s *Scenario) HasVariant(id string) bool {
+	for _, v := range s.Variants {
+		if v.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// Param finds a parameter by name.
+func (s *Scenario) Param(name string) (*Param, bool) {
+	for i := range s.Params {
+		if s.Params[i].Name == name {
+			return &s.Params[i], true
+		}
+	}
+	return nil, false
+}
+
+func (s *Scenario) variantIDs() []string {
+	ids := make([]string, len(s.Variants))
+	for i, v := range s.Variants {
+		ids[i] = v.ID
+	}
+	return ids
+}
+
+func (s *Scenario) presetIDs() []string {
+	ids := make([]string, len(s.Presets))
+	for i, p := range s.Presets {
+		ids[i] = p.ID
+	}
+	return ids
+}
+
+// validate checks a scenario definition (a programming error if wrong).
+func (s *Scenario) validate() error {
+	if s.ID == "" || len(s.Variants) == 0 || len(s.Presets) == 0 || s.New == nil {
+		return fmt.Errorf("scenario %q: needs an id, variants, presets and New", s.ID)
+	}
+	for i := range s.Params {
+		p := &s.Params[i]
+		if _, err := p.normalize(p.Default); err != nil {
+			return fmt.Errorf("scenario %q: default of %s %v", s.ID, p.Name, err)
+		}
+	}
+	for _, pr := range s.Presets {
+		for _, k := range sortedKeys(pr.Params) {
+			p, ok := s.Param(k)
+			if !ok {
+				return fmt.Errorf("scenario %q preset %q: unknown parameter %q", s.ID, pr.ID, k)
+			}
+			if _, err := p.normalize(pr.Params[k]); err != nil {
+				return fmt.Errorf("scenario %q preset %q: %s %v", s.ID, pr.ID, k, err)
+			}
+		}
+		if pr.MaxTime <= 0 || pr.MaxSteps <= 0 || pr.MaxTime > MaxTimeCap || pr.MaxSteps > MaxStepsCap {
+			return fmt.Errorf("scenario %q preset %q: budgets out of range", s.ID, pr.ID)
+		}
+	}
+	return nil
+}
+
+// Registry is a catalog of scenarios, in id order.
+type Registry struct {
+	list []*Scenario
+	byID map[string]*Scenario
+}
+
+// NewRegistry builds a registry; it panics on a malformed scenario, which
+// is a programming error caught by every test.
+func NewRegistry(scenarios ...*Scenario) *Registry {
+	r := &Registry{byID: map[string]*Scenario{}}
+	for _, s := range scenarios {
+		if err := s.validate(); err != nil {
+			panic(err)
+		}
+		if _, dup := r.byID[s.ID]; dup {
+			panic("scenario: duplicate id " + s.ID)
+		}
+		r.byID[s.ID] = s
+		r.list = append(r.list, s)
+	}
+	sort.Slice(r.list, func(i, j int) bool { return r.list[i].ID < r.list[j].ID })
+	return r
+}
+
+// List returns the scenarios in id order.
+func (r *Registry) List() []*Scenario { return r.list }
+
+// Lookup finds a scenario.
+func (r *Registry) Lookup(id string) (*Scenario, bool) {
+	s, ok := r.byID[id]
+	return s, ok
+}
+
+func (r *Registry) ids() []string {
+	ids := make([]string, len(r.list))
+	for i, s := range r.list {
+		ids[i] = s.ID
+	}
+	return ids
+}

@@ -1,0 +1,288 @@
+package sim
+
+import (
+	"fmt"
+	"sort"
+)
+
+// StopReason says why a run ended.
+type StopReason uint8
+
+// Stop reasons.
+const (
+	StopNone      StopReason = iota // still running
+	StopQuiescent                   // nothing left to happen
+	StopMaxSteps                    // the step budget was used up
+	StopMaxTime                     // the next event lies beyond the time budget
+	StopViolation                   // StopOnViolation and a property failed
+	StopError                       // a schedule mismatch or a model error
+)
+
+var stopNames = [...]string{"running", "quiescent", "max-steps", "max-time", "violation", "error"}
+
+func (s StopReason) String() string { return stopNames[s] }
+
+// MarshalText makes stop reasons readable in JSON.
+func (s StopReason) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// Stop is why the run ended (StopNone while it can go on).
+func (w *World) Stop() StopReason { return w.stop }
+
+// Limits bound a run.
+type Limits struct {
+	MaxSteps int  // 0: unbounded
+	MaxTime  Time // 0: unbounded
+}
+
+// Run steps the world until it stops, then checks what must hold at the end.
+func (w *World) Run(l Limits) error {
+	for w.stop == StopNone {
+		w.StepWithin(l)
+	}
+	w.Finish()
+	return w.err
+}
+
+// StepWithin runs one step unless a limit or the end is reached, in which
+// case it sets the stop reason. It reports whether a step ran.
+func (w *World) StepWithin(l Limits) bool {
+	if w.stop != StopNone {
+		return false
+	}
+	if l.MaxSteps > 0 && w.steps >= l.MaxSteps {
+		w.stop = StopMaxSteps
+		return false
+	}
+	w.dropStaleHead()
+	if len(w.queue) == 0 {
+		w.stop = StopQuiescent
+		return false
+	}
+	if l.MaxTime > 0 && w.queue[0].At > l.MaxTime {
+		w.now = l.MaxTime
+		w.stop = StopMaxTime
+		return false
+	}
+	return w.Step()
+}
+
+// Step runs the next event. It returns false when nothing is left or the
+// run failed.
+func (w *World) Step() bool {
+	if w.err != nil {
+		return false
+	}
+	e, ok := w.next()
+	if !ok {
+		if w.stop == StopNone {
+			w.stop = StopQuiescent
+		}
+		return false
+	}
+	w.exec(&e)
+	if w.err != nil {
+		return false
+	}
+	w.check()
+	if w.opts.StopOnViolation && len(w.violations) > 0 && w.stop == StopNone {
+		w.stop = StopViolation
+	}
+	return true
+}
+
+// Ready lists the events that could run next: those at the earliest time,
+// in queue order. Each is an option of the next event choice.
+func (w *World) Ready() []Event {
+	w.dropStaleHead()
+	if len(w.queue) == 0 {
+		return nil
+	}
+	at := w.queue[0].At
+	var out []Event
+	for _, e := range w.queue {
+		if e.At == at && !w.stale(&e) {
+			out = append(out, e)
+		}
+	}
+	sortEvents(out)
+	return out
+}
+
+func sortEvents(es []Event) {
+	sort.Slice(es, func(i, j int) bool {
+		if es[i].At != es[j].At {
+			return es[i].At < es[j].At
+		}
+		return es[i].seq < es[j].seq
+	})
+}
+
+func (w *World) dropStaleHead() {
+	for len(w.queue) > 0 && w.stale(&w.queue[0]) {
+		e := w.queue.pop()
+		w.discard(&e)
+	}
+}
+
+// stale reports whether an event can no longer fire: a cancelled timer,
+// or an event for a node that crashed since it was scheduled.
+func (w *World) stale(e *Event) bool {
+	if e.Kind == EvTimer {
+		if _, ok := w.cancelled[e.TimerID]; ok {
+			return true
+		}
+	}
+	n := &w.nodes[w.procs[e.Proc].Node]
+	return n.Down || n.Incarnation != e.inc
+}
+
+func (w *World) discard(e *Event) {
+	switch e.Kind {
+	case EvTimer:
+		delete(w.cancelled, e.TimerID)
+	case EvDeliver:
+		if w.trace != nil && e.Msg > 0 {
+			m := &w.trace.Messages[e.Msg-1]
+			if m.RecvStep < 0 && !m.Dropped {
+				m.Dropped = true
+				m.DropReason = "receiver crashed"
+			}
+		}
+	}
+}
+
+// next pops the event to run, asking the chooser when several are ready
+// at the same time.
+func (w *World) next() (Event, bool) {
+	w.dropStaleHead()
+	if len(w.queue) == 0 {
+		return Event{}, false
+	}
+	e := w.queue.pop()
+	if len(w.queue) == 0 || w.queue[0].At != e.At {
+		return e, true
+	}
+	ties := append(w.ties[:0], e)
+	for len(w.queue) > 0 && w.queue[0].At == e.At {
+		x := w.queue.pop()
+		if w.stale(&x) {
+			w.discard(&x)
+			continue
+		}
+		ties = append(ties, x)
+	}
+	k := 0
+	if len(ties) > 1 {
+		procs := w.tieProcs[:0]
+		for i := range ties {
+			procs = append(procs, ties[i].Proc)
+		}
+		w.tieProcs = procs
+		k = w.choose(ChooseEvent, len(ties), "next event", procs)
+	}
+	chosen := ties[k]
+	for i := range ties {
+		if i != k {
+			w.queue.push(ties[i])
+		}
+	}
+	w.ties = ties[:0]
+	return chosen, w.err == nil
+}
+
+func (w *World) exec(e *Event) {
+	w.now = e.At
+	p := &w.procs[e.Proc]
+	w.cur = stepCtx{proc: e.Proc, obj: -1, parent: -1}
+	switch e.Kind {
+	case EvAcquire:
+		m := &w.mutexes[e.Timer]
+		w.cur.kind, w.cur.obj, w.cur.parent = StepLock, int32(e.Timer), e.Cause
+		w.cur.label = "acquired " + m.Name
+		m.lockStep = int32(w.steps)
+		p.Status, p.BlockedOn = Running, None
+		w.schedule1(Event{At: 0, Proc: p.ID, Kind: EvStep, Cause: -1})
+	case EvDeliver:
+		w.cur.kind, w.cur.msg, w.cur.parent = StepReceive, e.Msg, e.Cause
+		if w.trace != nil && e.Msg > 0 {
+			w.trace.Messages[e.Msg-1].RecvStep = int32(w.steps)
+		}
+		w.apply(p, w.model.Handle(w, p, e))
+	case EvTimer:
+		w.cur.kind, w.cur.obj = StepTimer, int32(e.Timer)
+		w.apply(p, w.model.Handle(w, p, e))
+	case EvStep:
+		w.cur.kind = StepLocal
+		w.apply(p, w.model.Handle(w, p, e))
+	}
+	if w.cur.fault {
+		w.cur.kind = StepFault
+	}
+	w.record()
+	w.steps++
+}
+
+// apply carries out what a step returned.
+func (w *World) apply(p *Proc, a Action) {
+	w.cur.label = a.Label
+	if p.Kind == Actor || p.Status == Crashed {
+		return
+	}
+	switch a.Kind {
+	case ActLocal, ActSleep:
+		w.schedule1(Event{At: w.delay(a.Cost), Proc: p.ID, Kind: EvStep, Cause: -1})
+	case ActLock:
+		w.lock(p, a.Mutex, a.Cost)
+	case ActUnlock:
+		w.unlock(p, a.Mutex)
+		w.schedule1(Event{At: w.delay(a.Cost), Proc: p.ID, Kind: EvStep, Cause: -1})
+	case ActWait:
+		w.wait(p, a.Cond)
+	case ActSignal, ActBroadcast:
+		w.signal(a.Cond, a.Kind == ActBroadcast)
+		w.cur.kind, w.cur.obj = StepSignal, int32(a.Cond)
+		w.schedule1(Event{At: w.delay(a.Cost), Proc: p.ID, Kind: EvStep, Cause: -1})
+	case ActExit:
+		p.Status = Done
+		w.cur.kind = StepExit
+	default:
+		w.Failf("process %s returned unknown action %d", p.Name, a.Kind)
+	}
+}
+
+// Finish checks, once, what must hold when the run ends: pending liveness
+// obligations, and threads left blocked with nothing left to run.
+func (w *World) Finish() {
+	if w.finished || w.err != nil {
+		return
+	}
+	w.finished = true
+	if w.stop == StopNone {
+		w.stop = StopMaxSteps
+	}
+	quiescent := w.stop == StopQuiescent
+	for i := range w.props {
+		pr := &w.props[i]
+		if w.violated[i] {
+			continue
+		}
+		switch pr.Kind {
+		case KindNoDeadlock:
+			if quiescent {
+				if msg := w.stuckThreads(); msg != "" {
+					w.violate(i, "nothing can run: "+msg)
+				}
+			}
+		case KindEventually:
+			pending, since := pr.Pending(w)
+			if !pending {
+				continue
+			}
+			if quiescent {
+				w.violate(i, pr.Explain(w)+fmt.Sprintf(" (outstanding since %s; nothing left to happen)", since))
+			} else if w.now-since > pr.Deadline {
+				w.violate(i, pr.Explain(w))
+			}
+		}
+	}
+}

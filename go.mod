@@ -1,0 +1,3 @@
+module github.com/racetrack-sim/racetrack
+
+go 1.26
