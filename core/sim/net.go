@@ -156,19 +156,19 @@ func (w *World) Send(from, to ProcID, payload any) MsgID {
 	w.msgSeq++
 	id := w.msgSeq
 	if w.trace != nil {
-		w.trace.Messages = append(w.trace.Messages, Message{ID: id, From: from, To: to, SentStep: int32(w.steps), SentAt: w.now,
-			RecvStep: -1, Label: payloadLabel(payload)})
+		w.trace.messages.add(Message{ID: id, From: from, To: to, SentStep: int32(w.steps), SentAt: w.now,
+			RecvStep: -1, Label: w.trace.intern(payloadLabel(payload))})
 	}
 	switch {
 	case l.Down || w.nodes[b].Down:
-		w.dropped(id, "partitioned")
+		w.dropped(id, DropPartition)
 		return id
-	case w.Chance(l.Drop, "lose "+w.procs[from].Name+"→"+w.procs[to].Name+"?"):
-		w.dropped(id, "lost")
+	case l.Drop > 0 && w.Chance(l.Drop, "lose "+w.procs[from].Name+"→"+w.procs[to].Name+"?"):
+		w.dropped(id, DropLost)
 		return id
 	}
 	w.deliver(from, to, id, payload, li)
-	if w.Chance(l.Dup, "duplicate "+w.procs[from].Name+"→"+w.procs[to].Name+"?") {
+	if l.Dup > 0 && w.Chance(l.Dup, "duplicate "+w.procs[from].Name+"→"+w.procs[to].Name+"?") {
 		w.deliver(from, to, id, payload, li)
 	}
 	return id
@@ -180,7 +180,10 @@ func (w *World) deliver(from, to ProcID, id MsgID, payload any, li int) {
 	if res == 0 {
 		res = Microsecond
 	}
-	lat := w.Between(l.Min, l.Max, res, "latency "+w.procs[from].Name+"→"+w.procs[to].Name)
+	lat := l.Min
+	if l.Max > l.Min && !w.untimed {
+		lat = w.Between(l.Min, l.Max, res, "latency "+w.procs[from].Name+"→"+w.procs[to].Name)
+	}
 	at := w.now + w.delay(lat)
 	if l.FIFO && at < w.net.lastFIFO[li] {
 		at = w.net.lastFIFO[li]
@@ -189,14 +192,14 @@ func (w *World) deliver(from, to ProcID, id MsgID, payload any, li int) {
 		w.net.lastFIFO[li] = at
 	}
 	if w.trace != nil {
-		w.trace.Messages[id-1].DeliverAt = at
+		w.trace.Message(id).DeliverAt = at
 	}
 	w.schedule1(Event{At: at - w.now, Proc: to, Kind: EvDeliver, Msg: id, From: from, Payload: payload, Cause: int32(w.steps)})
 }
 
-func (w *World) dropped(id MsgID, why string) {
+func (w *World) dropped(id MsgID, why DropReason) {
 	if w.trace != nil {
-		m := &w.trace.Messages[id-1]
+		m := w.trace.Message(id)
 		m.Dropped, m.DropReason = true, why
 	}
 }

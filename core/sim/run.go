@@ -142,10 +142,10 @@ func (w *World) discard(e *Event) {
 		delete(w.cancelled, e.TimerID)
 	case EvDeliver:
 		if w.trace != nil && e.Msg > 0 {
-			m := &w.trace.Messages[e.Msg-1]
+			m := w.trace.Message(e.Msg)
 			if m.RecvStep < 0 && !m.Dropped {
 				m.Dropped = true
-				m.DropReason = "receiver crashed"
+				m.DropReason = DropReceiverDown
 			}
 		}
 	}
@@ -205,7 +205,7 @@ func (w *World) exec(e *Event) {
 	case EvDeliver:
 		w.cur.kind, w.cur.msg, w.cur.parent = StepReceive, e.Msg, e.Cause
 		if w.trace != nil && e.Msg > 0 {
-			w.trace.Messages[e.Msg-1].RecvStep = int32(w.steps)
+			w.trace.Message(e.Msg).RecvStep = int32(w.steps)
 		}
 		w.apply(p, w.model.Handle(w, p, e))
 	case EvTimer:
