@@ -88,7 +88,9 @@ func Wait(c CondID, label string) Action { return Action{Kind: ActWait, Cond: c,
 func Signal(c CondID, label string) Action { return Action{Kind: ActSignal, Cond: c, Label: label} }
 
 // Broadcast wakes all waiters of c.
-func Broadcast(c CondID, label string) Action { return Action{Kind: ActBroadcast, Cond: c, Label: label} }
+func Broadcast(c CondID, label string) Action {
+	return Action{Kind: ActBroadcast, Cond: c, Label: label}
+}
 
 // Sleep resumes the thread after d.
 func Sleep(d Time, label string) Action { return Action{Kind: ActSleep, Cost: d, Label: label} }

@@ -9,7 +9,7 @@ import (
 // ball is the ping-pong payload.
 type ball struct{ N int }
 
-func (b ball) Label() string            { return "ball" }
+func (b ball) Label() string          { return "ball" }
 func (b ball) HashInto(h *sim.Hasher) { h.Int(b.N) }
 
 // pingPong bounces a ball between two actors on two nodes until it has
@@ -46,8 +46,8 @@ func (m *pingPong) Handle(w *sim.World, p *sim.Proc, ev *sim.Event) sim.Action {
 }
 
 func (m *pingPong) Properties() []sim.Property { return nil }
-func (m *pingPong) Clone() sim.Model          { c := *m; return &c }
-func (m *pingPong) Hash(h *sim.Hasher)        { h.Int(m.hits) }
+func (m *pingPong) Clone() sim.Model           { c := *m; return &c }
+func (m *pingPong) Hash(h *sim.Hasher)         { h.Int(m.hits) }
 
 func benchPingPong(b *testing.B, trace bool) {
 	const hits = 100_000

@@ -48,13 +48,13 @@ type LabelID uint32
 
 // Message is one message sent during a run.
 type Message struct {
-	ID         MsgID  `json:"id"`
-	From       ProcID `json:"from"`
-	To         ProcID `json:"to"`
-	SentStep   int32  `json:"sentStep"`
-	RecvStep   int32  `json:"recvStep"` // -1 until delivered
-	SentAt     Time   `json:"sentAt"`
-	DeliverAt  Time   `json:"deliverAt"`
+	ID         MsgID      `json:"id"`
+	From       ProcID     `json:"from"`
+	To         ProcID     `json:"to"`
+	SentStep   int32      `json:"sentStep"`
+	RecvStep   int32      `json:"recvStep"` // -1 until delivered
+	SentAt     Time       `json:"sentAt"`
+	DeliverAt  Time       `json:"deliverAt"`
 	Label      LabelID    `json:"label"`
 	Dropped    bool       `json:"dropped,omitempty"`
 	DropReason DropReason `json:"dropReason,omitempty"`
@@ -65,10 +65,10 @@ type DropReason uint8
 
 // Drop reasons.
 const (
-	NotDropped      DropReason = iota
-	DropPartition              // the link was down or the receiver's node was down when sent
-	DropLost                   // the link lost it
-	DropReceiverDown           // the receiver crashed while it was in flight
+	NotDropped       DropReason = iota
+	DropPartition               // the link was down or the receiver's node was down when sent
+	DropLost                    // the link lost it
+	DropReceiverDown            // the receiver crashed while it was in flight
 )
 
 var dropNames = [...]string{"", "partitioned", "lost", "receiver crashed"}
