@@ -230,7 +230,7 @@ func (v Values) Ints(name string) []int64 { return v[name].([]int64) }
 // sortedKeys lists the keys of m in order.
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
-	for k := range m {
+	for k := range m { // order-independent: sorted below
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)

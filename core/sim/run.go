@@ -105,7 +105,56 @@ func (w *World) Ready() []Event {
 		}
 	}
 	sortEvents(out)
+	return w.eligible(out)
+}
+
+// blockedByFIFO reports whether ties[i] is a delivery on a FIFO link with
+// an earlier message of the same link also ready: that one must go first.
+func (w *World) blockedByFIFO(ties []Event, i int) bool {
+	e := &ties[i]
+	if e.Kind != EvDeliver {
+		return false
+	}
+	a, b := w.procs[e.From].Node, w.procs[e.Proc].Node
+	if !w.net.links[int(a)*w.net.n+int(b)].FIFO {
+		return false
+	}
+	for j := range ties {
+		o := &ties[j]
+		if j != i && o.Kind == EvDeliver && o.seq < e.seq && w.procs[o.From].Node == a && w.procs[o.Proc].Node == b {
+			return true
+		}
+	}
+	return false
+}
+
+// eligible filters a sorted list of ready events to those that may run.
+func (w *World) eligible(ready []Event) []Event {
+	out := ready[:0:0]
+	for i := range ready {
+		if !w.blockedByFIFO(ready, i) {
+			out = append(out, ready[i])
+		}
+	}
 	return out
+}
+
+// holdBackFIFO returns the later messages of a FIFO link to the queue
+// until the earlier ones have been delivered.
+func (w *World) holdBackFIFO(ties []Event) []Event {
+	if len(ties) < 2 {
+		return ties
+	}
+	keep := 0
+	for i := range ties {
+		if w.blockedByFIFO(ties, i) {
+			w.queue.push(ties[i])
+			continue
+		}
+		ties[keep] = ties[i]
+		keep++
+	}
+	return ties[:keep]
 }
 
 func sortEvents(es []Event) {
@@ -171,6 +220,7 @@ func (w *World) next() (Event, bool) {
 		}
 		ties = append(ties, x)
 	}
+	ties = w.holdBackFIFO(ties)
 	k := 0
 	if len(ties) > 1 {
 		procs := w.tieProcs[:0]

@@ -99,3 +99,18 @@ func (w *World) eventHash(e *Event) uint64 {
 	}
 	return h.Sum()
 }
+
+// Snapshot is Clone for keeping many copies of one long run: the copy
+// shares the schedule recorded so far with w instead of copying it. The
+// schedule is append-only and the copy's view of it is capped at its
+// current length, so neither world ever sees the other's later choices;
+// a snapshot every K steps of an N-step run then costs O(N/K) rather than
+// O(N²/K) memory. Callers must not write into the slice Schedule returns.
+func (w *World) Snapshot() *World {
+	sched := w.schedule
+	w.schedule = nil
+	c := w.Clone()
+	w.schedule = sched
+	c.schedule = sched[:len(sched):len(sched)]
+	return c
+}
