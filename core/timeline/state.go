@@ -1,0 +1,149 @@
+package timeline
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/racetrack-sim/racetrack/core/scenario"
+	"github.com/racetrack-sim/racetrack/core/sim"
+)
+
+// StateView is the state inspector's picture of one step.
+type StateView struct {
+	Step int      `json:"step"`
+	Time float64  `json:"time"`
+	View StepView `json:"event"`
+	// Groups is the model's view (sim.Viewer) with Changed set on fields
+	// that differ from the previous step, followed by the kernel's view
+	// of processes and mutexes.
+	Groups []sim.Group `json:"groups"`
+	// Violations lists the violations that happened at or before Step.
+	Violations []scenario.Violation `json:"violations"`
+	Properties []PropertyStatus     `json:"properties"`
+}
+
+// PropertyStatus is one property's state at a step.
+type PropertyStatus struct {
+	Name string           `json:"name"`
+	Kind sim.PropertyKind `json:"kind"`
+	// Status is "ok", "pending" (an Eventually obligation is outstanding)
+	// or "violated".
+	Status string `json:"status"`
+	// Since is when a pending obligation became outstanding (ms).
+	Since float64 `json:"since,omitempty"`
+	// Step and Message describe the violation, when violated.
+	Step    int    `json:"step,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// StateAt returns the state after step i with the fields that step i
+// changed flagged.
+func (tl *Timeline) StateAt(i int) (StateView, error) {
+	if err := tl.checkStep(i); err != nil {
+		return StateView{}, err
+	}
+	w, err := tl.worldAt(i)
+	if err != nil {
+		return StateView{}, err
+	}
+	before := viewOf(w)
+	if !w.Step() {
+		return StateView{}, fmt.Errorf("%w: step %d did not run again: %v", ErrReplay, i, w.Err())
+	}
+	after := viewOf(w)
+	markChanged(before, after)
+	sv := StateView{Step: i, Time: tl.trace.Step(i).Time.Millis(), View: tl.StepView(i), Groups: after.Groups,
+		Violations: []scenario.Violation{}}
+	for _, v := range tl.final.Violations() {
+		if v.Step <= i {
+			sv.Violations = append(sv.Violations, scenario.Violation{Property: v.Property, Step: v.Step, Time: v.Time.Millis(), Message: v.Message})
+		}
+	}
+	sv.Properties = tl.propertyStatus(w, i)
+	return sv, nil
+}
+
+func (tl *Timeline) propertyStatus(w *sim.World, i int) []PropertyStatus {
+	props := w.PropertyList()
+	out := make([]PropertyStatus, 0, len(props))
+	for k := range props {
+		pr := &props[k]
+		ps := PropertyStatus{Name: pr.Name, Kind: pr.Kind, Status: "ok"}
+		for _, v := range tl.final.Violations() {
+			if v.Property == pr.Name && v.Step <= i {
+				ps.Status, ps.Step, ps.Message = "violated", v.Step, v.Message
+			}
+		}
+		if ps.Status == "ok" && pr.Kind == sim.KindEventually && pr.Pending != nil {
+			if pending, since := pr.Pending(w); pending {
+				ps.Status, ps.Since = "pending", since.Millis()
+			}
+		}
+		out = append(out, ps)
+	}
+	return out
+}
+
+// viewOf is the model's view followed by the kernel's.
+func viewOf(w *sim.World) sim.View {
+	var v sim.View
+	if vw, ok := w.Model().(sim.Viewer); ok {
+		v = vw.View(w)
+	}
+	v.Groups = append(v.Groups, kernelGroups(w)...)
+	return v
+}
+
+func kernelGroups(w *sim.World) []sim.Group {
+	procs := sim.Group{ID: "kernel/processes", Title: "processes", Node: sim.None}
+	for _, p := range w.Procs() {
+		state := p.Status.String()
+		switch p.Status {
+		case sim.Blocked:
+			state += " on " + w.Mutex(p.BlockedOn).Name
+		case sim.Waiting:
+			state += " on " + w.Conds()[p.WaitingOn].Name
+		}
+		procs.Fields = append(procs.Fields, sim.Field{Name: p.Name, Value: state})
+	}
+	groups := []sim.Group{procs}
+	if ms := w.Mutexes(); len(ms) > 0 {
+		locks := sim.Group{ID: "kernel/mutexes", Title: "mutexes", Node: sim.None}
+		for i := range ms {
+			m := &ms[i]
+			val := "free"
+			if m.Holder != sim.None {
+				val = "held by " + w.ProcName(m.Holder)
+			}
+			if len(m.Waiters) > 0 {
+				val += "; " + strconv.Itoa(len(m.Waiters)) + " waiting:"
+				for _, q := range m.Waiters {
+					val += " " + w.ProcName(q)
+				}
+			}
+			locks.Fields = append(locks.Fields, sim.Field{Name: m.Name, Value: val})
+		}
+		groups = append(groups, locks)
+	}
+	return groups
+}
+
+// markChanged flags the fields of after whose value differs from before
+// (fields new in after count as changed).
+func markChanged(before, after sim.View) {
+	type key struct{ group, field string }
+	old := make(map[key]string)
+	for _, g := range before.Groups {
+		for _, f := range g.Fields {
+			old[key{g.ID, f.Name}] = f.Value
+		}
+	}
+	for gi := range after.Groups {
+		g := &after.Groups[gi]
+		for fi := range g.Fields {
+			f := &g.Fields[fi]
+			prev, ok := old[key{g.ID, f.Name}]
+			f.Changed = !ok || prev != f.Value
+		}
+	}
+}
