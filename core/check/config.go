@@ -1,0 +1,199 @@
+package check
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/racetrack-sim/racetrack/core/scenario"
+)
+
+// Strategy names.
+const (
+	Random = "random"
+	PCT    = "pct"
+	BFS    = "bfs"
+	DFS    = "dfs"
+)
+
+// Strategies lists the strategy names in the order a client shows them.
+var Strategies = []string{Random, PCT, BFS, DFS}
+
+// Sentinel errors.
+var (
+	// ErrUnsupported is wrapped when a model cannot be searched the way it
+	// was asked (a timed model under bfs, a step with too many values).
+	ErrUnsupported = errors.New("check: model not supported by this strategy")
+	// ErrReplay is wrapped when a counterexample does not replay to the
+	// violation it was found with (a bug in a model's Clone or Hash).
+	ErrReplay = errors.New("check: counterexample does not replay")
+)
+
+// Budget bounds a search. Zero fields take the strategy's default.
+type Budget struct {
+	// States bounds the distinct states an exhaustive search stores.
+	States int `json:"states,omitempty"`
+	// Runs bounds the runs of random and pct.
+	Runs int `json:"runs,omitempty"`
+	// Depth bounds the steps of one schedule (0: the preset's maxSteps).
+	Depth int `json:"depth,omitempty"`
+}
+
+// Reductions switch the state-space reductions of bfs and dfs.
+type Reductions struct {
+	// Sleep turns on sleep sets: a step already explored from a state is
+	// not taken again after an independent step of another process.
+	Sleep bool `json:"sleep"`
+	// POR turns on the persistent-set reduction for deadlock search: when
+	// a thread's next step touches no kernel object, only that step is
+	// explored from the state.
+	POR bool `json:"por"`
+	// Symmetry hashes states canonically under the permutations of
+	// identical processes a model declares (see Symmetric).
+	Symmetry bool `json:"symmetry"`
+}
+
+// AllReductions turns every reduction on.
+var AllReductions = Reductions{Sleep: true, POR: true, Symmetry: true}
+
+// ParamRange is the range a swarm draws one parameter from per run:
+// either one of Values, or a number in [Min, Max] (integers for integer
+// parameters).
+type ParamRange struct {
+	Values []any   `json:"values,omitempty"`
+	Min    float64 `json:"min,omitempty"`
+	Max    float64 `json:"max,omitempty"`
+}
+
+// Config says what to search and how.
+type Config struct {
+	Scenario string         `json:"scenario"`
+	Preset   string         `json:"preset,omitempty"`
+	Variant  string         `json:"variant,omitempty"`
+	Params   map[string]any `json:"params,omitempty"`
+	// Property is the property to violate; empty means any.
+	Property string `json:"property,omitempty"`
+	// Strategy is one of random, pct, bfs, dfs.
+	Strategy string `json:"strategy"`
+	Budget   Budget `json:"budget"`
+	// Seed derives every run's seed (random, pct).
+	Seed uint64 `json:"seed"`
+	// PCTDepth is the bug depth d of pct (default 3).
+	PCTDepth   int        `json:"pctDepth,omitempty"`
+	Reductions Reductions `json:"reductions"`
+	// ParamRanges makes random a swarm over parameters too.
+	ParamRanges map[string]ParamRange `json:"paramRanges,omitempty"`
+	// NoShrink keeps a counterexample as found.
+	NoShrink bool `json:"noShrink,omitempty"`
+}
+
+// Defaults of a search.
+const (
+	DefaultPCTDepth = 3
+	// ShrinkRuns bounds the replays spent shrinking one counterexample.
+	ShrinkRuns = 2000
+	// MaxValueOptions is the most options a value choice inside a step
+	// may have under bfs and dfs, which enumerate every value.
+	MaxValueOptions = 8
+)
+
+// DefaultBudget is the budget of a strategy when the config gives none.
+func DefaultBudget(strategy string) Budget {
+	switch strategy {
+	case BFS, DFS:
+		return Budget{States: 2_000_000}
+	default:
+		return Budget{Runs: 2000}
+	}
+}
+
+func fieldErr(field, format string, args ...any) error {
+	return &scenario.FieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// normalize checks cfg and fills in defaults. Errors name the field.
+func (cfg Config) normalize(reg *scenario.Registry) (Config, scenario.RunSpec, *scenario.Scenario, error) {
+	known := false
+	for _, s := range Strategies {
+		known = known || s == cfg.Strategy
+	}
+	if !known {
+		return cfg, scenario.RunSpec{}, nil, fieldErr("strategy", "unknown strategy %q; one of %s", cfg.Strategy, strings.Join(Strategies, ", "))
+	}
+	spec, sc, err := reg.Normalize(scenario.RunSpec{Scenario: cfg.Scenario, Preset: cfg.Preset, Variant: cfg.Variant, Params: cfg.Params, Seed: cfg.Seed % (scenario.MaxSeed + 1)})
+	if err != nil {
+		return cfg, spec, nil, err
+	}
+	cfg.Preset, cfg.Variant = spec.Preset, spec.Variant
+	if cfg.Property != "" {
+		found := false
+		names := make([]string, 0, len(sc.Properties))
+		for _, p := range sc.Properties {
+			names = append(names, p.Name)
+			found = found || p.Name == cfg.Property
+		}
+		if !found {
+			return cfg, spec, nil, fieldErr("property", "unknown property %q of %s; one of %s", cfg.Property, sc.ID, strings.Join(names, ", "))
+		}
+	}
+	def := DefaultBudget(cfg.Strategy)
+	switch {
+	case cfg.Budget.States < 0:
+		return cfg, spec, nil, fieldErr("budget.states", "is %d; a budget cannot be negative", cfg.Budget.States)
+	case cfg.Budget.Runs < 0:
+		return cfg, spec, nil, fieldErr("budget.runs", "is %d; a budget cannot be negative", cfg.Budget.Runs)
+	case cfg.Budget.Depth < 0:
+		return cfg, spec, nil, fieldErr("budget.depth", "is %d; a budget cannot be negative", cfg.Budget.Depth)
+	case cfg.PCTDepth < 0 || cfg.PCTDepth > 64:
+		return cfg, spec, nil, fieldErr("pctDepth", "is %d, outside the allowed range [1, 64]", cfg.PCTDepth)
+	}
+	if cfg.Budget.States == 0 {
+		cfg.Budget.States = def.States
+	}
+	if cfg.Budget.Runs == 0 {
+		cfg.Budget.Runs = def.Runs
+	}
+	if cfg.Budget.Depth == 0 || cfg.Budget.Depth > spec.MaxSteps {
+		cfg.Budget.Depth = spec.MaxSteps
+	}
+	if cfg.PCTDepth == 0 {
+		cfg.PCTDepth = DefaultPCTDepth
+	}
+	for _, name := range sortedRangeKeys(cfg.ParamRanges) {
+		r := cfg.ParamRanges[name]
+		field := "paramRanges." + name
+		if _, ok := sc.Param(name); !ok {
+			return cfg, spec, nil, fieldErr(field, "unknown parameter of %s", sc.ID)
+		}
+		if len(r.Values) == 0 && r.Min > r.Max {
+			return cfg, spec, nil, fieldErr(field, "min %v is above max %v", r.Min, r.Max)
+		}
+		for _, v := range r.Values {
+			p := cfg.withParam(spec, name, v)
+			if _, _, err := reg.Normalize(p); err != nil {
+				return cfg, spec, nil, fieldErr(field, "value %v: %v", v, err)
+			}
+		}
+	}
+	return cfg, spec, sc, nil
+}
+
+func (cfg Config) withParam(spec scenario.RunSpec, name string, v any) scenario.RunSpec {
+	params := make(map[string]any, len(spec.Params)+1)
+	for k, x := range spec.Params {
+		params[k] = x
+	}
+	params[name] = v
+	spec.Params = params
+	return spec
+}
+
+func sortedRangeKeys(m map[string]ParamRange) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,302 @@
+package check
+
+import (
+	"fmt"
+
+	"github.com/racetrack-sim/racetrack/core/scenario"
+	"github.com/racetrack-sim/racetrack/core/sim"
+)
+
+// Verdicts of a search.
+const (
+	VerdictViolation = "violation found"
+	VerdictNone      = "no violation within budget"
+	VerdictVerified  = "verified: no schedule violates it"
+)
+
+// Progress is where a search stands after a slice of work.
+type Progress struct {
+	// States is the number of distinct states stored (bfs, dfs).
+	States int `json:"states"`
+	// Transitions is the number of steps executed to compute successors
+	// (bfs, dfs).
+	Transitions int `json:"transitions"`
+	// Runs is the number of complete runs (random, pct) or replays spent
+	// shrinking.
+	Runs int `json:"runs"`
+	// Depth is the deepest schedule reached so far (steps).
+	Depth int `json:"depth"`
+	// Frontier is the number of states waiting to be expanded.
+	Frontier int  `json:"frontier"`
+	Done     bool `json:"done"`
+	Found    bool `json:"found"`
+	// BestLength is the schedule length of the best counterexample so far
+	// (0 while none).
+	BestLength int `json:"bestLength"`
+	// Shrinking is true while a found counterexample is being shrunk.
+	Shrinking bool `json:"shrinking"`
+}
+
+// Bounds state what a search was allowed to do.
+type Bounds struct {
+	States   int `json:"states,omitempty"`
+	Runs     int `json:"runs,omitempty"`
+	Depth    int `json:"depth"`
+	PCTDepth int `json:"pctDepth,omitempty"`
+}
+
+// Result is the outcome of a search: what was searched, the verdict, the
+// counts and the counterexample.
+type Result struct {
+	Strategy   string     `json:"strategy"`
+	Bounds     Bounds     `json:"bounds"`
+	Reductions Reductions `json:"reductions"`
+	Verdict    string     `json:"verdict"`
+	Found      bool       `json:"found"`
+	// Property is the property searched for ("" = any) or, when Found,
+	// the property violated.
+	Property string `json:"property"`
+	// Violation is the one-line explanation of the violation.
+	Violation   string `json:"violation,omitempty"`
+	States      int    `json:"states"`
+	Transitions int    `json:"transitions"`
+	Runs        int    `json:"runs"`
+	Depth       int    `json:"depth"`
+	// Exhaustive is true when every schedule within the bounds was
+	// covered (bfs and dfs that ran to completion).
+	Exhaustive bool `json:"exhaustive"`
+	// Counterexample replays the violation (reg.Execute).
+	Counterexample *scenario.RunSpec `json:"counterexample,omitempty"`
+	// Step is the step of the violation in the counterexample.
+	Step int `json:"step,omitempty"`
+	// Length is the counterexample's schedule length (choices).
+	Length int `json:"length,omitempty"`
+	// Shrunk says the counterexample was shrunk from OriginalLength.
+	Shrunk         bool `json:"shrunk"`
+	OriginalLength int  `json:"originalLength,omitempty"`
+	// Error says why a search stopped early, if it did.
+	Error string `json:"error,omitempty"`
+}
+
+// finding is a counterexample.
+type finding struct {
+	spec      scenario.RunSpec
+	violation sim.Violation
+}
+
+// engine is one strategy: step does at most budget units of work and
+// returns how many it did.
+type engine interface {
+	step(budget int) int
+}
+
+// Explorer runs one search in slices.
+type Explorer struct {
+	reg  *scenario.Registry
+	cfg  Config
+	base scenario.RunSpec
+	sc   *scenario.Scenario
+	eng  engine
+
+	prog     Progress
+	found    *finding
+	original int
+	shrink   *shrinker
+	verified bool // an exhaustive search completed
+	err      error
+}
+
+// New validates cfg against the registry and returns an explorer ready to
+// Step. Validation errors are *scenario.FieldError naming the field.
+func New(reg *scenario.Registry, cfg Config) (*Explorer, error) {
+	cfg, base, sc, err := cfg.normalize(reg)
+	if err != nil {
+		return nil, err
+	}
+	x := &Explorer{reg: reg, cfg: cfg, base: base, sc: sc}
+	switch cfg.Strategy {
+	case Random, PCT:
+		x.eng = &runEngine{x: x, pct: cfg.Strategy == PCT}
+	case BFS, DFS:
+		e, err := newGraphEngine(x)
+		if err != nil {
+			return nil, err
+		}
+		x.eng = e
+	}
+	return x, nil
+}
+
+// Config is the normalised configuration.
+func (x *Explorer) Config() Config { return x.cfg }
+
+// Err is the error that stopped the search early, if any.
+func (x *Explorer) Err() error { return x.err }
+
+// Step does up to budget units of work (runs for random and pct, states
+// for bfs and dfs, replays while shrinking) and reports the progress.
+// Once Progress.Done is true, further calls do nothing.
+func (x *Explorer) Step(budget int) Progress {
+	if budget < 1 {
+		budget = 1
+	}
+	for budget > 0 && !x.prog.Done {
+		var used int
+		switch {
+		case x.shrink != nil:
+			used = x.shrink.step(budget)
+			x.prog.BestLength = len(x.shrink.cur)
+			if x.shrink.done {
+				x.finishShrink()
+			}
+		default:
+			used = x.eng.step(budget)
+		}
+		if x.err != nil {
+			x.prog.Done = true
+		}
+		if used < 1 {
+			used = 1
+		}
+		budget -= used
+	}
+	x.prog.Shrinking = x.shrink != nil && !x.prog.Done
+	return x.prog
+}
+
+// Run steps the search to its end: a convenience for tests and commands.
+func (x *Explorer) Run() Result {
+	for !x.Step(1 << 12).Done {
+	}
+	return x.Result()
+}
+
+// report is called by an engine that found a counterexample.
+func (x *Explorer) report(spec scenario.RunSpec, v sim.Violation) {
+	x.found = &finding{spec: spec, violation: v}
+	x.original = len(spec.Schedule)
+	x.prog.Found = true
+	x.prog.BestLength = x.original
+	if x.cfg.NoShrink {
+		x.finishShrink()
+		return
+	}
+	x.shrink = newShrinker(x, spec.Schedule)
+}
+
+// finishShrink takes the shrunk schedule, checks that it replays and ends
+// the search.
+func (x *Explorer) finishShrink() {
+	if x.shrink != nil && len(x.shrink.cur) < len(x.found.spec.Schedule) {
+		x.found.spec.Schedule = x.shrink.cur
+		x.found.violation = x.shrink.violation
+	}
+	x.prog.BestLength = len(x.found.spec.Schedule)
+	x.prog.Done = true
+	if err := x.verify(); err != nil {
+		x.err = err
+	}
+}
+
+// verify replays the counterexample as a user would.
+func (x *Explorer) verify() error {
+	run, err := x.reg.Execute(x.found.spec, scenario.Options{})
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrReplay, err)
+	}
+	for _, v := range run.World.Violations() {
+		if v.Property == x.found.violation.Property {
+			if v.Message != x.found.violation.Message || v.Step != x.found.violation.Step {
+				return fmt.Errorf("%w: %s at step %d (%s), found at step %d (%s)", ErrReplay,
+					v.Property, v.Step, v.Message, x.found.violation.Step, x.found.violation.Message)
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: %s is not violated on replay", ErrReplay, x.found.violation.Property)
+}
+
+// Result describes the search so far (final once Progress.Done).
+func (x *Explorer) Result() Result {
+	r := Result{
+		Strategy:    x.cfg.Strategy,
+		Bounds:      Bounds{Depth: x.cfg.Budget.Depth},
+		Verdict:     VerdictNone,
+		Property:    x.cfg.Property,
+		States:      x.prog.States,
+		Transitions: x.prog.Transitions,
+		Runs:        x.prog.Runs,
+		Depth:       x.prog.Depth,
+	}
+	switch x.cfg.Strategy {
+	case Random:
+		r.Bounds.Runs = x.cfg.Budget.Runs
+	case PCT:
+		r.Bounds.Runs, r.Bounds.PCTDepth = x.cfg.Budget.Runs, x.cfg.PCTDepth
+	default:
+		r.Bounds.States = x.cfg.Budget.States
+		r.Reductions = x.cfg.Reductions
+	}
+	if x.err != nil {
+		r.Error = x.err.Error()
+	}
+	if x.found != nil {
+		spec := x.found.spec
+		r.Found, r.Verdict = true, VerdictViolation
+		r.Property, r.Violation, r.Step = x.found.violation.Property, x.found.violation.Message, x.found.violation.Step
+		r.Counterexample = &spec
+		r.Length = len(spec.Schedule)
+		r.OriginalLength = x.original
+		r.Shrunk = r.Length < x.original
+		return r
+	}
+	if x.verified && x.err == nil {
+		r.Exhaustive, r.Verdict = true, VerdictVerified
+	}
+	return r
+}
+
+// matches reports whether v is a violation of the searched property.
+func (x *Explorer) matches(v *sim.Violation) bool {
+	return x.cfg.Property == "" || v.Property == x.cfg.Property
+}
+
+// violation returns the first violation of the searched property in w.
+func (x *Explorer) violation(w *sim.World) (sim.Violation, bool) {
+	for _, v := range w.Violations() {
+		if x.matches(&v) {
+			return v, true
+		}
+	}
+	return sim.Violation{}, false
+}
+
+// newWorld builds a fresh world for spec driven by ch (nil: the spec's own
+// replay-then-seed chooser). The spec must be normalised.
+func (x *Explorer) newWorld(spec scenario.RunSpec, ch sim.Chooser) (*sim.World, error) {
+	if ch == nil {
+		_, _, w, err := x.reg.Build(spec, scenario.Options{})
+		return w, err
+	}
+	m, err := x.sc.New(spec.Variant, scenario.Values(spec.Params))
+	if err != nil {
+		return nil, fmt.Errorf("scenario %s: %w", x.sc.ID, err)
+	}
+	return sim.NewWorld(m, spec.Seed, ch, sim.Options{}), nil
+}
+
+// runToViolation runs w until the searched property fails or the run ends
+// within lim, and returns the violation if any.
+func (x *Explorer) runToViolation(w *sim.World, lim sim.Limits) (sim.Violation, bool, error) {
+	for w.StepWithin(lim) {
+		if v, ok := x.violation(w); ok {
+			return v, true, nil
+		}
+	}
+	if err := w.Err(); err != nil {
+		return sim.Violation{}, false, err
+	}
+	w.Finish()
+	v, ok := x.violation(w)
+	return v, ok, nil
+}
