@@ -94,7 +94,10 @@ func jsonFieldError(err error) error {
 	}
 	msg := err.Error()
 	if name, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
-		return fieldErr(strings.Trim(name, `"`), "unknown field")
+		if field := strings.Trim(name, `"`); field != "" {
+			return fieldErr(field, "unknown field")
+		}
+		return fieldErr("body", "unknown field %s", name)
 	}
 	return fieldErr("body", "%s", strings.TrimPrefix(msg, "json: "))
 }
