@@ -1,0 +1,65 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// metrics live in a registry of their own per Server, so that several
+// servers (tests) never collide.
+type metrics struct {
+	reg        *prometheus.Registry
+	requests   *prometheus.CounterVec
+	latency    *prometheus.HistogramVec
+	runs       *prometheus.CounterVec
+	searches   *prometheus.CounterVec
+	streams    *prometheus.GaugeVec
+	frames     prometheus.Counter
+	slowClosed prometheus.Counter
+	queue      prometheus.Gauge
+	cacheBytes prometheus.Gauge
+}
+
+func newMetrics() *metrics {
+	m := &metrics{
+		reg: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "racetrack_http_requests_total", Help: "HTTP requests by route pattern, method and status code.",
+		}, []string{"route", "method", "code"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "racetrack_http_request_duration_seconds", Help: "HTTP request latency by route pattern and method.",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+		}, []string{"route", "method"}),
+		runs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "racetrack_runs_total", Help: "Runs executed (created, recomputed after eviction, or rejected).",
+		}, []string{"result"}),
+		searches: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "racetrack_searches_total", Help: "Search jobs by final state (and rejected ones).",
+		}, []string{"state"}),
+		streams: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "racetrack_streams_open", Help: "Open WebSocket streams by kind.",
+		}, []string{"kind"}),
+		frames: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "racetrack_stream_messages_sent_total", Help: "WebSocket messages written to clients.",
+		}),
+		slowClosed: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "racetrack_stream_slow_clients_closed_total", Help: "Streams closed because the client could not keep up.",
+		}),
+		queue: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "racetrack_search_queue_length", Help: "Search jobs waiting for a worker.",
+		}),
+		cacheBytes: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "racetrack_timeline_cache_bytes", Help: "Estimated memory held by cached timelines.",
+		}),
+	}
+	m.reg.MustRegister(m.requests, m.latency, m.runs, m.searches, m.streams, m.frames, m.slowClosed, m.queue, m.cacheBytes,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+func (m *metrics) handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+}

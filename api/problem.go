@@ -1,0 +1,113 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+
+	"github.com/go-chi/chi/v5/middleware"
+
+	"github.com/racetrack-sim/racetrack/core/scenario"
+)
+
+// Problem is an RFC 9457 problem detail. Field names the request field or
+// parameter at fault, so a client can point at it.
+type Problem struct {
+	Type      string `json:"type"`
+	Title     string `json:"title"`
+	Status    int    `json:"status"`
+	Detail    string `json:"detail"`
+	Instance  string `json:"instance,omitempty"`
+	Field     string `json:"field,omitempty"`
+	RequestID string `json:"requestId,omitempty"`
+
+	retryAfter int // seconds, sent as Retry-After
+}
+
+func (p *Problem) Error() string { return fmt.Sprintf("%d %s: %s", p.Status, p.Title, p.Detail) }
+
+const problemType = "https://racetrack.dev/problems/"
+
+func newProblem(status int, kind, title, field, format string, args ...any) *Problem {
+	return &Problem{Type: problemType + kind, Title: title, Status: status, Field: field, Detail: fmt.Sprintf(format, args...)}
+}
+
+// badRequest is a request that cannot be parsed (malformed JSON, wrong
+// type, unknown field, bad query parameter syntax).
+func badRequest(field, format string, args ...any) *Problem {
+	return newProblem(http.StatusBadRequest, "bad-request", "Bad request", field, format, args...)
+}
+
+// invalid is a well-formed request whose values are not acceptable.
+func invalid(field, format string, args ...any) *Problem {
+	return newProblem(http.StatusUnprocessableEntity, "invalid", "Invalid value", field, format, args...)
+}
+
+func notFound(field, format string, args ...any) *Problem {
+	return newProblem(http.StatusNotFound, "not-found", "Not found", field, format, args...)
+}
+
+func tooLarge(limit int64) *Problem {
+	return newProblem(http.StatusRequestEntityTooLarge, "too-large", "Request body too large", "body",
+		"the body exceeds the limit of %d bytes", limit)
+}
+
+func busy(retryAfter int, format string, args ...any) *Problem {
+	p := newProblem(http.StatusTooManyRequests, "busy", "Too many requests", "", format, args...)
+	p.retryAfter = retryAfter
+	return p
+}
+
+// fromFieldError maps a core validation error to a problem. Errors about
+// the body's syntax are 400, errors about values 422.
+func fromFieldError(fe *scenario.FieldError, syntax bool) *Problem {
+	if syntax || fe.Field == "body" {
+		return badRequest(fe.Field, "%s: %s", fe.Field, fe.Msg)
+	}
+	return invalid(fe.Field, "%s: %s", fe.Field, fe.Msg)
+}
+
+// writeError renders err. A *Problem or *scenario.FieldError is the
+// client's fault and shown; anything else is logged with the request id
+// and reported as an opaque 500.
+func writeError(w http.ResponseWriter, r *http.Request, err error) {
+	var p *Problem
+	var fe *scenario.FieldError
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &p):
+	case errors.As(err, &mbe):
+		p = tooLarge(mbe.Limit)
+	case errors.As(err, &fe):
+		p = fromFieldError(fe, false)
+	default:
+		id := middleware.GetReqID(r.Context())
+		slog.ErrorContext(r.Context(), "internal error", "err", err, "method", r.Method, "path", r.URL.Path, "requestId", id)
+		p = newProblem(http.StatusInternalServerError, "internal", "Internal error", "",
+			"the server failed to handle this request; quote request id %s when reporting it", id)
+	}
+	out := *p
+	out.Instance = r.URL.Path
+	out.RequestID = middleware.GetReqID(r.Context())
+	if out.retryAfter > 0 {
+		w.Header().Set("Retry-After", fmt.Sprint(out.retryAfter))
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(out.Status)
+	_ = json.NewEncoder(w).Encode(out)
+}
+
+// writeJSON writes v with status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		http.Error(w, `{"title":"Internal error"}`, http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+}

@@ -1,0 +1,94 @@
+package api
+
+import (
+	"net/http"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
+)
+
+func (s *Server) routes() http.Handler {
+	r := chi.NewRouter()
+	r.Use(middleware.RequestID, recoverer, s.observe, securityHeaders, limitBody(s.cfg.MaxBodyBytes))
+	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, r, notFound("path", "no route %s", r.URL.Path))
+	})
+	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, r, newProblem(http.StatusMethodNotAllowed, "method-not-allowed", "Method not allowed", "method",
+			"%s is not allowed on %s", r.Method, r.URL.Path))
+	})
+
+	r.Get("/healthz", s.healthz)
+	r.Method(http.MethodGet, "/metrics", s.metrics.handler())
+	r.Get("/api/openapi.json", serveOpenAPI)
+
+	r.Route("/api/v1", func(r chi.Router) {
+		r.Use(noStore)
+		r.Get("/scenarios", s.listScenarios)
+		r.Post("/runs", s.createRun)
+		r.Route("/runs/{id}", func(r chi.Router) {
+			r.Get("/", s.getRun)
+			r.Get("/steps", s.getSteps)
+			r.Get("/state", s.getState)
+			r.Get("/diagram.svg", s.getDiagram)
+			r.Get("/export", s.getExport)
+			r.Get("/stream", s.runStream)
+		})
+		r.Get("/compare", s.compare)
+		r.Post("/searches", s.createSearch)
+		r.Route("/searches/{id}", func(r chi.Router) {
+			r.Get("/", s.getSearch)
+			r.Delete("/", s.cancelSearch)
+			r.Get("/stream", s.searchStream)
+		})
+		r.NotFound(func(w http.ResponseWriter, r *http.Request) {
+			writeError(w, r, notFound("path", "no API route %s", r.URL.Path))
+		})
+	})
+
+	if len(s.cfg.StaticDirs) > 0 {
+		r.Method(http.MethodGet, "/*", staticFiles(s.cfg.StaticDirs))
+	}
+	return r
+}
+
+func noStore(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "scenarios": len(s.reg.List())})
+}
+
+// staticFiles serves the browser app from the first directory that holds
+// the requested file; "/static/x" is also looked up as "x", so a page may
+// name its build output either way. Directory listings are never shown.
+func staticFiles(dirs []string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name := path.Clean("/" + r.URL.Path)
+		if strings.HasSuffix(name, "/") || name == "/" {
+			name = path.Join(name, "index.html")
+		}
+		candidates := []string{name}
+		if rest, ok := strings.CutPrefix(name, "/static/"); ok {
+			candidates = append(candidates, "/"+rest)
+		}
+		for _, c := range candidates {
+			for _, d := range dirs {
+				p := filepath.Join(d, filepath.FromSlash(c))
+				if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+					http.ServeFile(w, r, p)
+					return
+				}
+			}
+		}
+		writeError(w, r, notFound("path", "no file %s", name))
+	})
+}

@@ -1,0 +1,169 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/racetrack-sim/racetrack/core/scenario"
+	"github.com/racetrack-sim/racetrack/core/sim"
+	"github.com/racetrack-sim/racetrack/core/timeline"
+)
+
+// recording is a finished, traced run as the server keeps it.
+type recording struct {
+	id      string
+	spec    scenario.RunSpec
+	tl      *timeline.Timeline
+	summary scenario.Summary
+	size    int64
+}
+
+var runIDPattern = regexp.MustCompile(`^r[0-9a-f]{20}$`)
+
+// runSlotWait is how long a request waits for a free run slot before 429.
+const runSlotWait = 5 * time.Second
+
+func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
+	body, err := readBody(r)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	spec, err := DecodeRunSpec(body)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	rec, err := s.newRun(spec)
+	if err != nil {
+		s.metrics.runs.WithLabelValues("rejected").Inc()
+		writeError(w, r, err)
+		return
+	}
+	w.Header().Set("Location", "/api/v1/runs/"+rec.id)
+	writeJSON(w, http.StatusCreated, rec.summary)
+}
+
+// newRun validates spec, runs it (or finds it cached) and stores its spec
+// so that the id resolves from now on, also after a restart.
+func (s *Server) newRun(spec scenario.RunSpec) (*recording, error) {
+	ns, err := s.normalize(spec)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := s.timelines.get(ns.ID(), func() (*recording, error) { return s.execute(ns) })
+	if err != nil {
+		return nil, err
+	}
+	if err := s.store.PutRun(rec.spec); err != nil {
+		return nil, fmt.Errorf("store run %s: %w", rec.id, err)
+	}
+	return rec, nil
+}
+
+// normalize applies the catalog's validation and the server's bounds.
+func (s *Server) normalize(spec scenario.RunSpec) (scenario.RunSpec, error) {
+	ns, _, err := s.reg.Normalize(spec)
+	if err != nil {
+		return ns, err
+	}
+	if ns.MaxSteps > s.cfg.MaxRunSteps {
+		what := "is"
+		if spec.MaxSteps == 0 {
+			what = "defaults (from preset " + ns.Preset + ") to"
+		}
+		return ns, invalid("maxSteps", "maxSteps %s %d, above this server's limit of %d steps per run", what, ns.MaxSteps, s.cfg.MaxRunSteps)
+	}
+	return ns, nil
+}
+
+// execute runs a normalised spec with tracing, within a run slot.
+func (s *Server) execute(ns scenario.RunSpec) (*recording, error) {
+	select {
+	case s.runSlots <- struct{}{}:
+	case <-time.After(runSlotWait):
+		return nil, busy(1, "all %d run slots are busy; retry shortly", cap(s.runSlots))
+	}
+	defer func() { <-s.runSlots }()
+	tl, err := timeline.Record(s.reg, ns, timeline.Options{})
+	if err != nil {
+		var fe *scenario.FieldError
+		if errors.As(err, &fe) {
+			return nil, fromFieldError(fe, false)
+		}
+		if errors.Is(err, sim.ErrModel) {
+			return nil, invalid("spec", "the model cannot run this spec: %v", err)
+		}
+		return nil, err
+	}
+	s.metrics.runs.WithLabelValues("executed").Inc()
+	return &recording{id: tl.ID(), spec: tl.Spec(), tl: tl, summary: tl.Summary(), size: timelineSize(tl)}, nil
+}
+
+// lookupRun resolves a run id: the cache, else the stored spec (recomputed).
+func (s *Server) lookupRun(id string) (*recording, error) {
+	if !runIDPattern.MatchString(id) {
+		return nil, notFound("id", "run id %q is not a run id (r followed by 20 hex digits)", truncate(id, 40))
+	}
+	if rec, ok := s.timelines.peek(id); ok {
+		return rec, nil
+	}
+	return s.timelines.get(id, func() (*recording, error) {
+		spec, err := s.store.Run(id)
+		if errors.Is(err, ErrNotStored) {
+			return nil, notFound("id", "no run %s; create it with POST /api/v1/runs", id)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read run %s: %w", id, err)
+		}
+		rec, err := s.execute(spec)
+		var p *Problem
+		if errors.As(err, &p) && p.Status != http.StatusTooManyRequests {
+			return nil, newProblem(http.StatusGone, "gone", "Gone", "id", "run %s can no longer be computed by this server: %s", id, p.Detail)
+		}
+		if err == nil {
+			s.metrics.runs.WithLabelValues("recomputed").Inc()
+		}
+		return rec, err
+	})
+}
+
+func (s *Server) runFromPath(w http.ResponseWriter, r *http.Request) (*recording, bool) {
+	rec, err := s.lookupRun(chi.URLParam(r, "id"))
+	if err != nil {
+		writeError(w, r, err)
+		return nil, false
+	}
+	return rec, true
+}
+
+func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
+	if rec, ok := s.runFromPath(w, r); ok {
+		writeJSON(w, http.StatusOK, rec.summary)
+	}
+}
+
+// snapshotBytes is a rough cost of one world snapshot of a timeline.
+const snapshotBytes = 16 << 10
+
+// timelineSize estimates the memory a timeline holds: its trace and its
+// snapshots (one every DefaultSnapshotEvery steps).
+func timelineSize(tl *timeline.Timeline) int64 {
+	const base = 64 << 10
+	t := tl.Trace()
+	n := int64(t.Len())
+	size := n*(32+4*int64(t.Width)) + int64(t.NumMessages())*48 + int64(len(t.Choices))*32
+	for _, s := range t.Series {
+		size += int64(len(s)) * 24
+	}
+	for _, l := range t.Labels {
+		size += int64(len(l)) + 32
+	}
+	snaps := n/timeline.DefaultSnapshotEvery + 1
+	return base + size + snaps*snapshotBytes
+}

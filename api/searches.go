@@ -1,0 +1,340 @@
+package api
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"sync"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+)
+
+// SearchRequest is the body of POST /api/v1/searches.
+type SearchRequest struct {
+	Scenario string         `json:"scenario"`
+	Preset   string         `json:"preset,omitempty"`
+	Variant  string         `json:"variant,omitempty"`
+	Property string         `json:"property,omitempty"`
+	Strategy string         `json:"strategy"`
+	Budget   SearchBudget   `json:"budget"`
+	Params   map[string]any `json:"params,omitempty"`
+	Seed     uint64         `json:"seed,omitempty"`
+}
+
+// SearchBudget bounds one search; zero fields take the server's defaults.
+// Seconds are measured by the server's clock.
+type SearchBudget struct {
+	States  int     `json:"states,omitempty"`
+	Runs    int     `json:"runs,omitempty"`
+	Seconds float64 `json:"seconds,omitempty"`
+}
+
+// Search states.
+const (
+	StateQueued    = "queued"
+	StateRunning   = "running"
+	StateDone      = "done"
+	StateFailed    = "failed"
+	StateCancelled = "cancelled"
+)
+
+// SearchProgress is how far a search got.
+type SearchProgress struct {
+	States int `json:"states"`
+	Runs   int `json:"runs"`
+	Depth  int `json:"depth"`
+}
+
+// SearchResult is what a finished search found.
+type SearchResult struct {
+	Found      bool    `json:"found"`
+	Property   string  `json:"property"`
+	RunID      string  `json:"runId,omitempty"`
+	Schedule   []int   `json:"schedule"`
+	Length     int     `json:"length"`
+	States     int     `json:"states"`
+	ElapsedMs  float64 `json:"elapsedMs"`
+	Exhaustive bool    `json:"exhaustive"`
+	Message    string  `json:"message,omitempty"`
+	Step       int     `json:"step,omitempty"`
+	Seed       uint64  `json:"seed"`
+}
+
+// SearchStatus is GET /api/v1/searches/{id}, and the stored record.
+type SearchStatus struct {
+	ID       string         `json:"id"`
+	State    string         `json:"state"`
+	Progress SearchProgress `json:"progress"`
+	Result   *SearchResult  `json:"result,omitempty"`
+	Error    string         `json:"error,omitempty"`
+	Request  SearchRequest  `json:"request"`
+	Created  time.Time      `json:"created"`
+}
+
+func (st *SearchStatus) final() bool {
+	return st.State == StateDone || st.State == StateFailed || st.State == StateCancelled
+}
+
+var searchIDPattern = regexp.MustCompile(`^s[0-9a-f]{16}$`)
+
+func newSearchID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return "s" + hex.EncodeToString(b[:])
+}
+
+// job is a search known to this process.
+type job struct {
+	mu      sync.Mutex
+	status  SearchStatus
+	cancel  context.CancelFunc
+	ctx     context.Context
+	updated chan struct{} // closed and replaced on every change
+	plan    *searchPlan
+	claimed bool // a worker started it, or it was finished while queued
+}
+
+// claim marks the job as taken by a worker; false if it was already
+// finished (cancelled while queued).
+func (j *job) claim() bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.claimed {
+		return false
+	}
+	j.claimed = true
+	return true
+}
+
+// claimQueued takes a job that no worker has started, so the caller can
+// finish it; false if a worker has it.
+func (j *job) claimQueued() bool { return j.claim() }
+
+func (j *job) snapshot() (SearchStatus, <-chan struct{}) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	st := j.status
+	if st.Result != nil {
+		r := *st.Result
+		st.Result = &r
+	}
+	return st, j.updated
+}
+
+func (j *job) update(f func(*SearchStatus)) {
+	j.mu.Lock()
+	f(&j.status)
+	close(j.updated)
+	j.updated = make(chan struct{})
+	j.mu.Unlock()
+}
+
+// searchPool runs search jobs on a fixed number of workers behind a
+// bounded queue.
+type searchPool struct {
+	s      *Server
+	queue  chan *job
+	mu     sync.Mutex
+	jobs   map[string]*job
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+func newSearchPool(s *Server) *searchPool {
+	p := &searchPool{s: s, queue: make(chan *job, s.cfg.SearchQueue), jobs: map[string]*job{}}
+	p.ctx, p.cancel = context.WithCancel(context.Background())
+	for range s.cfg.SearchWorkers {
+		p.wg.Add(1)
+		go p.worker()
+	}
+	return p
+}
+
+func (p *searchPool) stop() { p.cancel() }
+func (p *searchPool) wait() { p.wg.Wait() }
+
+var errQueueFull = errors.New("api: search queue full")
+
+// submit registers a job and queues it, or fails with errQueueFull.
+func (p *searchPool) submit(st SearchStatus, plan *searchPlan) (*job, error) {
+	ctx, cancel := context.WithCancel(p.ctx)
+	j := &job{status: st, cancel: cancel, ctx: ctx, updated: make(chan struct{}), plan: plan}
+	select {
+	case p.queue <- j:
+	default:
+		cancel()
+		return nil, errQueueFull
+	}
+	p.mu.Lock()
+	p.jobs[st.ID] = j
+	p.mu.Unlock()
+	p.s.metrics.queue.Set(float64(len(p.queue)))
+	return j, nil
+}
+
+func (p *searchPool) get(id string) (*job, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	j, ok := p.jobs[id]
+	return j, ok
+}
+
+// forget drops a finished job from memory; the store still has it.
+func (p *searchPool) forget(id string) {
+	p.mu.Lock()
+	delete(p.jobs, id)
+	p.mu.Unlock()
+}
+
+func (p *searchPool) worker() {
+	defer p.wg.Done()
+	for {
+		select {
+		case <-p.ctx.Done():
+			return
+		case j := <-p.queue:
+			p.s.metrics.queue.Set(float64(len(p.queue)))
+			p.run(j)
+		}
+	}
+}
+
+// resume queues again the searches a previous process left unfinished.
+// Those that do not fit in the queue are marked failed, with a reason.
+func (p *searchPool) resume() error {
+	recs, err := p.s.store.Searches()
+	if err != nil {
+		return err
+	}
+	for _, rec := range recs {
+		if rec.final() {
+			continue
+		}
+		plan, perr := p.s.planSearch(rec.Request)
+		if perr == nil {
+			rec.State, rec.Progress = StateQueued, SearchProgress{}
+			if _, perr = p.submit(*rec, plan); perr == nil {
+				continue
+			}
+		}
+		rec.State, rec.Error = StateFailed, "interrupted by a server restart and could not be resumed"
+		if err := p.s.store.PutSearch(rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// finish records the final state: first in the store, then in memory, so
+// that a client never sees a result the store could lose.
+func (p *searchPool) finish(j *job, f func(*SearchStatus)) {
+	st, _ := j.snapshot()
+	f(&st)
+	if err := p.s.store.PutSearch(&st); err != nil {
+		p.s.log.Error("store search", "id", st.ID, "err", err)
+		st.State, st.Result, st.Error = StateFailed, nil, "the result could not be stored"
+	}
+	j.update(func(cur *SearchStatus) { *cur = st })
+	p.s.metrics.searches.WithLabelValues(st.State).Inc()
+	p.forget(st.ID)
+}
+
+func (s *Server) createSearch(w http.ResponseWriter, r *http.Request) {
+	body, err := readBody(r)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	req, err := DecodeSearchRequest(body)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	plan, err := s.planSearch(req)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	st := SearchStatus{ID: newSearchID(), State: StateQueued, Request: req, Created: time.Now().UTC()}
+	if err := s.store.PutSearch(&st); err != nil {
+		writeError(w, r, fmt.Errorf("store search: %w", err))
+		return
+	}
+	if _, err := s.searches.submit(st, plan); err != nil {
+		s.metrics.searches.WithLabelValues("rejected").Inc()
+		st.State, st.Error = StateFailed, "rejected: the search queue was full"
+		_ = s.store.PutSearch(&st)
+		writeError(w, r, busy(5, "the search queue holds %d jobs, its limit; retry later", s.cfg.SearchQueue))
+		return
+	}
+	w.Header().Set("Location", "/api/v1/searches/"+st.ID)
+	writeJSON(w, http.StatusAccepted, map[string]string{"id": st.ID})
+}
+
+// searchStatus finds a search: live in this process, else in the store.
+func (s *Server) searchStatus(id string) (SearchStatus, *job, error) {
+	if !searchIDPattern.MatchString(id) {
+		return SearchStatus{}, nil, notFound("id", "search id %q is not a search id (s followed by 16 hex digits)", truncate(id, 40))
+	}
+	if j, ok := s.searches.get(id); ok {
+		st, _ := j.snapshot()
+		return st, j, nil
+	}
+	rec, err := s.store.Search(id)
+	if errors.Is(err, ErrNotStored) {
+		return SearchStatus{}, nil, notFound("id", "no search %s", id)
+	}
+	if err != nil {
+		return SearchStatus{}, nil, fmt.Errorf("read search %s: %w", id, err)
+	}
+	return *rec, nil, nil
+}
+
+func (s *Server) getSearch(w http.ResponseWriter, r *http.Request) {
+	st, _, err := s.searchStatus(chi.URLParam(r, "id"))
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, st)
+}
+
+// cancelSearch stops a queued or running search; a finished one is left
+// as it is. Either way the answer is the search's status.
+func (s *Server) cancelSearch(w http.ResponseWriter, r *http.Request) {
+	st, j, err := s.searchStatus(chi.URLParam(r, "id"))
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	if j != nil && !st.final() {
+		j.cancel()
+		if j.claimQueued() {
+			s.searches.finish(j, func(st *SearchStatus) { st.State = StateCancelled })
+		}
+		timeout := time.NewTimer(5 * time.Second)
+		defer timeout.Stop()
+	wait:
+		for {
+			cur, changed := j.snapshot()
+			if cur.final() {
+				break
+			}
+			select {
+			case <-changed:
+			case <-timeout.C:
+				break wait
+			case <-r.Context().Done():
+				break wait
+			}
+		}
+		st, _ = j.snapshot()
+	}
+	writeJSON(w, http.StatusOK, st)
+}

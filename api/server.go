@@ -1,0 +1,164 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/racetrack-sim/racetrack/core/scenario"
+)
+
+// Config is everything a Server needs. Zero values take the defaults
+// noted on each field.
+type Config struct {
+	Registry *scenario.Registry // required
+	Store    *Store             // required
+	Logger   *slog.Logger       // default slog.Default()
+
+	// AllowOrigins lists extra WebSocket origin host patterns (path.Match
+	// syntax, e.g. "localhost:5173"); the server's own origin is always
+	// allowed.
+	AllowOrigins []string
+	// StaticDirs are searched in order for files served at /.
+	StaticDirs []string
+
+	MaxBodyBytes  int64 // default 1 MiB
+	MaxRunSteps   int   // default 1,000,000: the step budget a run may ask for
+	RunSlots      int   // concurrent run executions, default 2*GOMAXPROCS
+	TimelineBytes int64 // memory for cached timelines, default 512 MiB
+
+	SearchWorkers    int     // default GOMAXPROCS
+	SearchQueue      int     // queued jobs before 429, default 64
+	MaxSearchSeconds float64 // default 300
+	MaxSearchStates  int     // default 5,000,000
+	MaxSearchRuns    int     // default 1,000,000
+
+	StreamWriteTimeout time.Duration // default 5s: a client slower than this is cut off
+	StreamPing         time.Duration // default 15s
+	StreamQueue        int           // messages queued per stream, default 16
+	FrameInterval      time.Duration // default 1/60 s between frames while playing
+}
+
+func (c *Config) defaults() {
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if c.MaxBodyBytes <= 0 {
+		c.MaxBodyBytes = 1 << 20
+	}
+	if c.MaxRunSteps <= 0 {
+		c.MaxRunSteps = 1_000_000
+	}
+	if c.RunSlots <= 0 {
+		c.RunSlots = 2 * runtime.GOMAXPROCS(0)
+	}
+	if c.TimelineBytes <= 0 {
+		c.TimelineBytes = 512 << 20
+	}
+	if c.SearchWorkers <= 0 {
+		c.SearchWorkers = runtime.GOMAXPROCS(0)
+	}
+	if c.SearchQueue <= 0 {
+		c.SearchQueue = 64
+	}
+	if c.MaxSearchSeconds <= 0 {
+		c.MaxSearchSeconds = 300
+	}
+	if c.MaxSearchStates <= 0 {
+		c.MaxSearchStates = 5_000_000
+	}
+	if c.MaxSearchRuns <= 0 {
+		c.MaxSearchRuns = 1_000_000
+	}
+	if c.StreamWriteTimeout <= 0 {
+		c.StreamWriteTimeout = 5 * time.Second
+	}
+	if c.StreamPing <= 0 {
+		c.StreamPing = 15 * time.Second
+	}
+	if c.StreamQueue <= 0 {
+		c.StreamQueue = 16
+	}
+	if c.FrameInterval <= 0 {
+		c.FrameInterval = time.Second / 60
+	}
+}
+
+// Server serves the v1 API. Build it with New, serve Handler, and call
+// Shutdown when done.
+type Server struct {
+	cfg     Config
+	reg     *scenario.Registry
+	store   *Store
+	log     *slog.Logger
+	metrics *metrics
+	handler http.Handler
+
+	runSlots  chan struct{}
+	timelines *timelineCache
+	searches  *searchPool
+
+	// streamCtx is cancelled by Shutdown: every open stream then closes
+	// with a going-away status.
+	streamCtx    context.Context
+	stopStreams  context.CancelFunc
+	streamsWG    sync.WaitGroup
+	shutdownOnce sync.Once
+}
+
+// New builds a server and starts its search workers; searches that a
+// previous process left unfinished are queued again.
+func New(cfg Config) (*Server, error) {
+	if cfg.Registry == nil || cfg.Store == nil {
+		return nil, errors.New("api: Config needs a Registry and a Store")
+	}
+	cfg.defaults()
+	s := &Server{
+		cfg:      cfg,
+		reg:      cfg.Registry,
+		store:    cfg.Store,
+		log:      cfg.Logger,
+		metrics:  newMetrics(),
+		runSlots: make(chan struct{}, cfg.RunSlots),
+	}
+	s.streamCtx, s.stopStreams = context.WithCancel(context.Background())
+	s.timelines = newTimelineCache(cfg.TimelineBytes, s.metrics.cacheBytes)
+	s.searches = newSearchPool(s)
+	if err := s.searches.resume(); err != nil {
+		s.searches.stop()
+		return nil, fmt.Errorf("api: resume searches: %w", err)
+	}
+	s.handler = s.routes()
+	return s, nil
+}
+
+// Handler is the root handler: API, streams, metrics and static files.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Shutdown closes every stream with a going-away status, stops the search
+// workers (an interrupted search stays in the store and runs again on the
+// next start) and waits for them, or for ctx. It does not close the
+// store. Call it after http.Server.Shutdown has drained the requests.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.shutdownOnce.Do(func() {
+		s.stopStreams()
+		s.searches.stop()
+	})
+	done := make(chan struct{})
+	go func() {
+		s.streamsWG.Wait()
+		s.searches.wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,128 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/racetrack-sim/racetrack/core/scenario"
+)
+
+// ErrNotStored is returned for an id the store does not hold.
+var ErrNotStored = errors.New("api: not in the store")
+
+var (
+	bucketRuns     = []byte("runs")
+	bucketSearches = []byte("searches")
+)
+
+// Store keeps what must survive a restart: the normalised spec of every
+// run handed out (its id is the spec's hash, so the spec is all that is
+// needed to recompute it) and every search job's request and result.
+// Each write is one bbolt transaction, fsynced before it returns, so a
+// record that was acknowledged survives a kill -9.
+type Store struct {
+	db *bolt.DB
+}
+
+// OpenStore opens (creating) the store file at path.
+func OpenStore(path string) (*Store, error) {
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 2 * time.Second})
+	if err != nil {
+		return nil, fmt.Errorf("api: open store %s: %w", path, err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketRuns, bucketSearches} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("api: init store %s: %w", path, err)
+	}
+	return &Store{db: db}, nil
+}
+
+// Close closes the file.
+func (s *Store) Close() error { return s.db.Close() }
+
+// PutRun records the normalised spec under its id. Writing a spec that is
+// already there is a no-op without a disk write.
+func (s *Store) PutRun(spec scenario.RunSpec) error {
+	id := []byte(spec.ID())
+	if err := s.db.View(func(tx *bolt.Tx) error {
+		if tx.Bucket(bucketRuns).Get(id) != nil {
+			return errExists
+		}
+		return nil
+	}); err == errExists {
+		return nil
+	}
+	return s.db.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketRuns).Put(id, spec.CanonicalJSON())
+	})
+}
+
+var errExists = errors.New("exists")
+
+// Run returns the spec stored under id.
+func (s *Store) Run(id string) (scenario.RunSpec, error) {
+	var spec scenario.RunSpec
+	err := s.db.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketRuns).Get([]byte(id))
+		if b == nil {
+			return ErrNotStored
+		}
+		return json.Unmarshal(b, &spec)
+	})
+	return spec, err
+}
+
+// PutSearch writes a search record (replacing the previous one).
+func (s *Store) PutSearch(rec *SearchStatus) error {
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	return s.db.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketSearches).Put([]byte(rec.ID), b)
+	})
+}
+
+// Search returns the search record stored under id.
+func (s *Store) Search(id string) (*SearchStatus, error) {
+	var rec SearchStatus
+	err := s.db.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketSearches).Get([]byte(id))
+		if b == nil {
+			return ErrNotStored
+		}
+		return json.Unmarshal(b, &rec)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &rec, nil
+}
+
+// Searches lists every stored search record.
+func (s *Store) Searches() ([]*SearchStatus, error) {
+	var out []*SearchStatus
+	err := s.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketSearches).ForEach(func(_, v []byte) error {
+			var rec SearchStatus
+			if err := json.Unmarshal(v, &rec); err != nil {
+				return err
+			}
+			out = append(out, &rec)
+			return nil
+		})
+	})
+	return out, err
+}

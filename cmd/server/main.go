@@ -1,0 +1,128 @@
+// Command server serves Racetrack: the v1 API, its WebSocket streams and
+// the browser app.
+//
+//	server -addr 127.0.0.1:8080 -data ./racetrack.db
+//
+// Without -static it serves ./web and ./static of the working tree (the
+// repository root, as `make run` starts it). SIGINT or SIGTERM shut it
+// down gracefully: requests in flight finish, streams close with a
+// going-away status, running searches are kept in the store and resume
+// on the next start.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/racetrack-sim/racetrack/api"
+	"github.com/racetrack-sim/racetrack/core/catalog"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "server:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	addr := flag.String("addr", "127.0.0.1:8080", "address to listen on")
+	data := flag.String("data", "racetrack.db", "path of the store file (created if missing)")
+	allow := flag.String("allow-origin", "", "comma-separated extra WebSocket origin host patterns, e.g. localhost:5173")
+	static := flag.String("static", "", "directory of the built browser app (default: ./web and ./static)")
+	flag.Parse()
+
+	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	slog.SetDefault(logger)
+
+	store, err := api.OpenStore(*data)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+
+	srv, err := api.New(api.Config{
+		Registry:     catalog.New(),
+		Store:        store,
+		Logger:       logger,
+		AllowOrigins: splitList(*allow),
+		StaticDirs:   staticDirs(*static),
+	})
+	if err != nil {
+		return err
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		_ = srv.Shutdown(context.Background())
+		return err
+	}
+	hs := &http.Server{
+		Handler:           srv.Handler(),
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      2 * time.Minute,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	logger.Info("serving", "addr", "http://"+ln.Addr().String(), "data", *data)
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- hs.Serve(ln) }()
+
+	select {
+	case err := <-serveErr:
+		_ = srv.Shutdown(context.Background())
+		return err
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	streamsDone := make(chan error, 1)
+	go func() { streamsDone <- srv.Shutdown(sctx) }()
+	err = hs.Shutdown(sctx)
+	if serr := <-streamsDone; err == nil {
+		err = serr
+	}
+	if e := <-serveErr; !errors.Is(e, http.ErrServerClosed) && err == nil {
+		err = e
+	}
+	return err
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func staticDirs(flagValue string) []string {
+	if flagValue != "" {
+		return []string{flagValue}
+	}
+	var dirs []string
+	for _, d := range []string{"web", "static"} {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			dirs = append(dirs, d)
+		}
+	}
+	return dirs
+}
