@@ -1,0 +1,765 @@
+// The page's controller: catalog, run form, debugger, side panels. It talks
+// to an engine (engine.js) and paints what the Go core computed.
+import { pickEngine, WasmEngine, ServerEngine } from "./engine.js";
+import { $, h, clear, toast, fmtMs, download } from "./dom.js";
+import { Diagram } from "./diagram.js";
+import { Charts } from "./charts.js";
+import { encodeSpec, decodeSpec, readHash, writeHash } from "./share.js";
+
+const S = {
+  engine: null,
+  serverUp: false,
+  scenarios: [],
+  scenario: null,
+  run: null, // summary of the loaded run
+  total: 0,
+  step: 0,
+  steps: [], // StepViews, filled in pages
+  state: null,
+  slice: null, // {step, set}
+  forks: null, // {root node}; node: {spec, summary, label, children}
+  forkCur: null,
+  playing: 0,
+  search: null,
+  compare: null,
+  stateSeq: 0,
+};
+
+// Test and measurement hooks (read by the end-to-end harness).
+const RT = (window.__rt = { ready: false, drawn: 0, firstDraw: 0, errors: [], S });
+
+let diagram;
+let charts;
+
+// ---------- boot ----------
+
+async function boot() {
+  diagram = new Diagram($("#diagram"), {
+    onSelect: (step) => seek(step),
+    onHover: showHover,
+    onDraw: () => {
+      RT.drawn++;
+      if (!RT.firstDraw && S.run) RT.firstDraw = performance.now();
+    },
+  });
+  charts = new Charts($("#charts"), { onSelect: (step) => seek(step) });
+  wire();
+  const hs = readHash();
+  const picked = await pickEngine(hs.engine);
+  S.engine = picked.engine;
+  S.serverUp = picked.serverUp;
+  $("#engine").value = S.engine.name;
+  $("#engine").querySelector('option[value="server"]').disabled = !S.serverUp;
+  try {
+    S.scenarios = await S.engine.scenarios();
+  } catch (err) {
+    fail("Could not load the scenarios: " + err.message);
+    return;
+  }
+  renderCatalog();
+  let restored = false;
+  if (hs.run) {
+    try {
+      const spec = await decodeSpec(hs.run);
+      selectScenario(spec.scenario, spec);
+      await runSpec(spec, { step: hs.step, slice: hs.slice });
+      restored = true;
+    } catch (err) {
+      fail("Could not open the shared link: " + err.message);
+    }
+  }
+  if (!restored) selectScenario(S.scenarios[0].id);
+  RT.ready = true;
+}
+
+function fail(msg) {
+  const e = $("#formerror");
+  e.textContent = msg;
+  e.hidden = false;
+}
+
+// ---------- catalog and form ----------
+
+function renderCatalog() {
+  clear(
+    $("#scenarios"),
+    S.scenarios.map((s) =>
+      h("li", null, h("button", { type: "button", dataset: { id: s.id }, onclick: () => { selectScenario(s.id); $("#catalog").classList.remove("open"); } },
+        h("span.t", null, s.title), h("span.s", null, s.summary))),
+    ),
+  );
+}
+
+function selectScenario(id, spec) {
+  const sc = S.scenarios.find((s) => s.id === id);
+  if (!sc) throw new Error(`unknown scenario ${id}`);
+  S.scenario = sc;
+  for (const b of document.querySelectorAll("#scenarios button")) b.setAttribute("aria-current", String(b.dataset.id === id));
+  const paras = (sc.story || "").split(/\n\s*\n/).map((p) => h("p", null, p.trim()));
+  clear($("#story"), h("h2", null, sc.title), paras,
+    sc.links && sc.links.length ? h("ul", null, sc.links.map((l) => h("li", null, h("a", { href: l.url, target: "_blank", rel: "noopener" }, l.title)))) : null);
+  clear($("#preset"), sc.presets.map((p) => h("option", { value: p.id }, p.title)));
+  clear($("#variants"), h("legend", null, "Variant"), sc.variants.map((v, i) =>
+    h("label", { title: v.help }, h("input", { type: "radio", name: "variant", value: v.id, checked: i === 0 }), v.title || v.id)));
+  if (spec) {
+    if (spec.preset) $("#preset").value = spec.preset;
+    if (spec.variant) setVariant(spec.variant);
+    $("#seed").value = spec.seed ?? 1;
+  }
+  renderParams(spec && spec.params);
+  clearErrors();
+}
+
+function setVariant(v) {
+  const r = document.querySelector(`#variants input[value="${CSS.escape(v)}"]`);
+  if (r) r.checked = true;
+}
+
+function currentPreset() {
+  return S.scenario.presets.find((p) => p.id === $("#preset").value) || S.scenario.presets[0];
+}
+
+function renderParams(overrides) {
+  const preset = currentPreset();
+  const box = $("#params");
+  clear(box, S.scenario.params.map((p) => {
+    let v = p.default;
+    if (preset.params && p.name in preset.params) v = preset.params[p.name];
+    if (overrides && p.name in overrides) v = overrides[p.name];
+    return paramField(p, v);
+  }));
+  $("#paramsbox").hidden = S.scenario.params.length === 0;
+}
+
+function paramField(p, v) {
+  let input;
+  const range = p.min !== undefined && p.max !== undefined ? `${p.min}–${p.max}${p.unit ? " " + p.unit : ""}` : p.unit || "";
+  if (p.type === "bool") {
+    input = h("select", { name: p.name }, h("option", { value: "true", selected: v === true }, "yes"), h("option", { value: "false", selected: v !== true }, "no"));
+  } else if (p.type === "enum") {
+    input = h("select", { name: p.name }, p.enum.map((e) => h("option", { value: e, selected: e === v }, e)));
+  } else if (p.type === "intlist") {
+    input = h("input", { name: p.name, type: "text", value: (v || []).join(", "), inputmode: "numeric" });
+  } else {
+    input = h("input", { name: p.name, type: "text", value: String(v), inputmode: p.type === "int" ? "numeric" : "decimal" });
+  }
+  return h("label.field", { dataset: { param: p.name } }, h("span", null, p.name + (p.unit ? ` (${p.unit})` : "")), input,
+    h("span.help", null, p.help + (range ? ` [${range}]` : "")), h("span.msg", { hidden: true }));
+}
+
+function readParams() {
+  const out = {};
+  for (const p of S.scenario.params) {
+    const el = $(`#params [name="${CSS.escape(p.name)}"]`);
+    const raw = el.value.trim();
+    if (p.type === "bool") out[p.name] = raw === "true";
+    else if (p.type === "enum") out[p.name] = raw;
+    else if (p.type === "intlist") out[p.name] = raw.split(/[\s,]+/).filter(Boolean).map((x) => (isFinite(Number(x)) ? Number(x) : x));
+    else out[p.name] = raw !== "" && isFinite(Number(raw)) ? Number(raw) : raw;
+  }
+  return out;
+}
+
+function readSpec(variant) {
+  const preset = currentPreset();
+  const seedRaw = $("#seed").value.trim();
+  const seed = /^\d+$/.test(seedRaw) ? Number(seedRaw) : seedRaw;
+  return {
+    scenario: S.scenario.id,
+    preset: preset.id,
+    variant: variant || document.querySelector("#variants input:checked").value,
+    params: readParams(),
+    seed,
+  };
+}
+
+function clearErrors() {
+  $("#formerror").hidden = true;
+  for (const f of document.querySelectorAll(".field.invalid")) f.classList.remove("invalid");
+  for (const m of document.querySelectorAll(".field .msg")) m.hidden = true;
+}
+
+function showError(err) {
+  const field = err.field || "";
+  let target = null;
+  if (field.startsWith("params.")) target = $(`#params [data-param="${CSS.escape(field.slice(7).replace(/\[\d+\]$/, ""))}"]`);
+  else if (field === "seed") target = $("#seed").closest(".field");
+  else if (field === "preset") target = $("#preset").closest(".field");
+  if (target) {
+    target.classList.add("invalid");
+    let m = target.querySelector(".msg");
+    if (!m) target.append((m = h("span.msg")));
+    m.textContent = err.message.replace(/^[\w.\[\]]+: /, "");
+    m.hidden = false;
+    $("#paramsbox").open = $("#paramsbox").open || field.startsWith("params.");
+    target.querySelector("input, select")?.focus();
+  } else {
+    fail(err.message);
+  }
+}
+
+// ---------- runs ----------
+
+async function runSpec(spec, opts = {}) {
+  clearErrors();
+  stop();
+  $("#busy").hidden = false;
+  $("#busy").textContent = "Running…";
+  try {
+    const summary = await S.engine.run(spec);
+    if (!opts.keepForks) {
+      S.forks = { spec: summary.spec, summary, label: "original run", children: [] };
+      S.forkCur = S.forks;
+    }
+    if (!opts.keepCompare) {
+      S.compare = null;
+      $("#comparepanel").hidden = true;
+    }
+    await load(summary, opts);
+    return summary;
+  } catch (err) {
+    showError(err);
+    throw err;
+  } finally {
+    $("#busy").hidden = true;
+  }
+}
+
+async function load(summary, opts = {}) {
+  S.run = summary;
+  S.total = summary.steps;
+  S.steps = [];
+  S.slice = null;
+  $("#empty").hidden = S.total > 0;
+  if (S.total === 0) $("#empty").textContent = "The run has no steps.";
+  const sc = S.scenario;
+  $("#runtitle").textContent = `${sc.title} · ${summary.spec.variant} · seed ${summary.spec.seed}${summary.spec.schedule ? " · custom schedule" : ""}`;
+  $("#scrub").max = String(Math.max(0, S.total - 1));
+  const [steps, layout, chartData] = await Promise.all([
+    S.engine.steps(summary.id, 0, 10000),
+    S.engine.layout(summary.id, 0, Math.min(S.total, 10000)),
+    S.engine.charts(summary.id),
+  ]);
+  S.steps = steps.steps || steps;
+  diagram.setList(layout);
+  renderLegend(layout);
+  charts.set(chartData, (i) => (S.steps[i] ? S.steps[i].time : null));
+  fetchRestOfSteps(summary.id);
+  renderMarks();
+  renderProps(null);
+  renderForks();
+  let step = opts.step;
+  if (step === null || step === undefined) step = summary.violations.length ? summary.violations[0].step : 0;
+  await seek(Math.min(Math.max(0, step), Math.max(0, S.total - 1)), { center: true });
+  if (opts.slice !== null && opts.slice !== undefined && opts.slice !== "") await showSlice(Number(opts.slice));
+  diagram.fitLanes();
+}
+
+async function fetchRestOfSteps(id) {
+  while (S.run && S.run.id === id && S.steps.length < S.total) {
+    const page = await S.engine.steps(id, S.steps.length, 10000);
+    const list = page.steps || page;
+    if (!list.length || !S.run || S.run.id !== id) return;
+    S.steps.push(...list);
+  }
+}
+
+function renderLegend(layout) {
+  const items = (layout && layout.legend) || [
+    { label: "message", color: "#0072B2" }, { label: "lock held", color: "#E69F00" }, { label: "waiting for a lock", color: "#CC79A7" },
+    { label: "violation", color: "#D55E00" }, { label: "fault", color: "#000000" },
+  ];
+  clear($("#legend"), items.map((i) => h("span", { style: `--c:${i.color}` }, i.label)));
+}
+
+function renderMarks() {
+  const marks = [];
+  const n = Math.max(1, S.total - 1);
+  for (const v of S.run.violations) marks.push(h("i", { style: `left:${(100 * v.step) / n}%`, title: `${v.property} at step ${v.step}` }));
+  if (S.compare && S.compare.divergence !== undefined && S.compare.divergence >= 0) {
+    marks.push(h("i.div", { style: `left:${(100 * S.compare.divergence) / n}%`, title: `first divergence at step ${S.compare.divergence}` }));
+  }
+  clear($("#marks"), marks);
+}
+
+// ---------- moving through the timeline ----------
+
+async function seek(step, opts = {}) {
+  if (!S.run || S.total === 0) return;
+  step = Math.min(Math.max(0, step | 0), S.total - 1);
+  const t0 = performance.now();
+  S.step = step;
+  $("#scrub").value = String(step);
+  diagram.setCursor(step, opts.center);
+  charts.setCursor(step);
+  const sv = S.steps[step];
+  $("#pos").textContent = `step ${step + 1} / ${S.total}` + (sv ? ` · ${fmtMs(sv.time)}` : "");
+  RT.lastSeekSync = performance.now() - t0;
+  updateHash();
+  const seq = ++S.stateSeq;
+  try {
+    const st = await S.engine.state(S.run.id, step);
+    if (seq !== S.stateSeq) return;
+    S.state = st;
+    renderState(st);
+    renderProps(st);
+    renderWhatIf(st);
+  } catch (err) {
+    if (seq === S.stateSeq) toast(err.message);
+  }
+}
+
+function renderState(st) {
+  const ev = st.event || {};
+  $("#statestep").textContent = `after step ${st.step + 1}`;
+  const head = h("p.muted", { style: "margin:0 0 4px;font-size:12px" },
+    h("b", null, ev.procName || ""), ` ${ev.kind || ""} `, ev.label ? `“${ev.label}”` : "", ev.object ? ` (${ev.object})` : "", ` at ${fmtMs(st.time)}`);
+  clear($("#inspector"), head, (st.groups || []).map((g) =>
+    h("div.group", null, h("h3", null, g.title),
+      h("table", null, h("tbody", null, (g.fields || []).map((f) =>
+        h("tr", { class: f.changed ? "changed" : null }, h("td", null, f.name), h("td.v", null, f.value + (f.unit ? " " + f.unit : "")))))))));
+}
+
+function renderProps(st) {
+  const props = S.scenario.properties || [];
+  const atStep = new Map(((st && st.properties) || []).map((p) => [p.name, p]));
+  const list = props.map((p) => {
+    const viols = S.run ? S.run.violations.filter((v) => v.property === p.name) : [];
+    const now = atStep.get(p.name);
+    let cls = "ok";
+    let verdict = S.run ? "holds in this run" : "";
+    if (viols.length) {
+      cls = "bad";
+      verdict = `violated at step ${viols[0].step + 1}`;
+    }
+    const nowText = now ? (now.status === "violated" ? "violated by this step" : now.status === "pending" ? `pending since ${fmtMs(now.since)}` : "holds so far") : "";
+    return h("li", { class: cls, dataset: { property: p.name } },
+      h("div.name", null, p.name, " ", h("span.tag", null, p.kind)),
+      h("div.verdict", null, verdict, nowText && S.run ? h("span.muted", { style: "font-weight:400" }, ` · at this step: ${nowText}`) : null),
+      h("div.explain.muted", null, p.help),
+      viols.map((v) => h("button", { type: "button", class: S.slice && S.slice.step === v.step ? "active" : null, dataset: { step: v.step },
+        onclick: () => showSlice(v.step), title: "Select this step and dim everything outside its causal past" },
+      `step ${v.step + 1} · ${fmtMs(v.time)}: ${v.message}`)));
+  });
+  clear($("#props"), list.length ? list : h("li.muted", null, "This scenario declares no properties."));
+}
+
+async function showSlice(step) {
+  if (!S.run) return;
+  try {
+    const sl = await S.engine.slice(S.run.id, step);
+    S.slice = { step, set: new Set(sl.steps || sl) };
+    diagram.setSlice(S.slice.set);
+    await seek(step, { center: true });
+  } catch (err) {
+    toast(err.message);
+  }
+}
+
+function clearSlice() {
+  S.slice = null;
+  diagram.setSlice(null);
+  renderProps(S.state);
+  updateHash();
+}
+
+function stepBy(d) {
+  seek(S.step + d);
+}
+
+function jump(kind) {
+  const from = S.step + 1;
+  if (kind === "violation") {
+    const next = S.run.violations.map((v) => v.step).filter((s) => s >= from).sort((a, b) => a - b)[0];
+    if (next === undefined) return toast("No later violation.");
+    return seek(next, { center: true });
+  }
+  const test = kind === "message"
+    ? (s) => s.kind === "receive" || (s.sends && s.sends.length > 0)
+    : (s) => ["lock", "block", "unlock", "wait", "signal"].includes(s.kind);
+  for (let i = from; i < S.steps.length; i++) if (test(S.steps[i])) return seek(i, { center: true });
+  toast(`No later ${kind === "message" ? "message" : "lock event"}.`);
+}
+
+function play() {
+  if (S.playing) return stop();
+  if (!S.run) return;
+  if (S.step >= S.total - 1) seek(0);
+  $("#play").textContent = "⏸";
+  $("#play").setAttribute("aria-label", "Pause");
+  let last = performance.now();
+  let acc = 0;
+  const tick = (now) => {
+    if (!S.playing) return;
+    acc += ((now - last) / 1000) * Number($("#speed").value);
+    last = now;
+    if (acc >= 1) {
+      const n = Math.floor(acc);
+      acc -= n;
+      if (S.step + n >= S.total - 1) {
+        seek(S.total - 1);
+        return stop();
+      }
+      seek(S.step + n);
+    }
+    S.playing = requestAnimationFrame(tick);
+  };
+  S.playing = requestAnimationFrame(tick);
+}
+
+function stop() {
+  if (S.playing) cancelAnimationFrame(S.playing);
+  S.playing = 0;
+  $("#play").textContent = "▶";
+  $("#play").setAttribute("aria-label", "Play");
+}
+
+function showHover(step, x, y) {
+  const card = $("#hover");
+  if (step === null || step === undefined || !S.steps[step]) {
+    card.hidden = true;
+    return;
+  }
+  const s = S.steps[step];
+  clear(card,
+    h("div", null, h("b", null, `step ${s.index + 1}`), ` · ${fmtMs(s.time)}`),
+    h("div", null, h("span.k", null, "process "), s.procName, s.nodeName && s.nodeName !== s.procName ? ` on ${s.nodeName}` : ""),
+    h("div", null, h("span.k", null, s.kind + " "), s.label, s.object ? ` (${s.object})` : ""),
+    s.msg ? h("div", null, h("span.k", null, "receives message "), `#${s.msg}`) : null,
+    s.sends && s.sends.length ? h("div", null, h("span.k", null, "sends "), s.sends.map((m) => "#" + m).join(", ")) : null,
+    s.choices ? h("div", null, h("span.k", null, `${s.choices} choice${s.choices > 1 ? "s" : ""} here: what-if available`)) : null,
+    S.run.violations.filter((v) => v.step === step).map((v) => h("div", null, h("b", null, v.property), ": ", v.message)));
+  const wrap = $("#diagramwrap").getBoundingClientRect();
+  card.hidden = false;
+  const cw = card.offsetWidth;
+  const ch = card.offsetHeight;
+  card.style.left = Math.min(x + 14, wrap.width - cw - 8) + "px";
+  card.style.top = (y + 14 + ch > wrap.height ? Math.max(4, y - ch - 10) : y + 14) + "px";
+}
+
+// ---------- what-if and forks ----------
+
+function renderWhatIf(st) {
+  const alts = st.alternatives || [];
+  const box = $("#whatif");
+  if (!alts.length) {
+    const s = S.steps[st.step];
+    clear(box, h("p.muted", null, s && s.choices ? "Loading the alternatives…" : "No choice was made at this step. Steps with a choice are marked in the hover card; try “next msg”."));
+    if (s && s.choices) loadAlternatives(st.step);
+    return;
+  }
+  renderAlternatives(st.step, alts);
+}
+
+async function loadAlternatives(step) {
+  try {
+    const res = await S.engine.alternatives(S.run.id, step);
+    if (S.step !== step) return;
+    renderAlternatives(step, res.choices || res);
+  } catch (err) {
+    clear($("#whatif"), h("p.muted", null, err.message));
+  }
+}
+
+function renderAlternatives(step, choices) {
+  const blocks = [];
+  for (const c of choices) {
+    const opts = (c.options || []).filter((o) => !o.picked && o.spec);
+    const taken = (c.options || []).find((o) => o.picked);
+    blocks.push(h("p.taken", null, `${c.label || "choice"}: took `, h("b", null, taken ? taken.text : `option ${c.picked}`)));
+    blocks.push(h("ul", null, opts.map((o) => h("li", null, h("button", { type: "button", onclick: () => fork(step, c, o) }, "Instead: ", o.text || o.label || `option ${o.index}`)))));
+  }
+  clear($("#whatif"), blocks.length ? blocks : h("p.muted", null, "No other option at this step."));
+}
+
+async function fork(step, choice, option) {
+  const spec = option.spec;
+  if (!spec) return toast("This option has no runnable spec.");
+  const parent = S.forkCur;
+  try {
+    const summary = await runSpec(spec, { keepForks: true });
+    const node = { spec: summary.spec, summary, label: `step ${step + 1}: ${option.text || option.label || option.index}`, children: [] };
+    parent.children.push(node);
+    S.forkCur = node;
+    renderForks();
+    await seek(step, { center: true });
+  } catch (_) {
+    /* shown by runSpec */
+  }
+}
+
+function renderForks() {
+  const box = $("#forks");
+  if (!S.forks || !S.forks.children.length) {
+    clear(box);
+    return;
+  }
+  const node = (n) => h("li", null,
+    h("button", { type: "button", "aria-current": String(n === S.forkCur), onclick: () => switchFork(n) }, n.label,
+      n.summary.violations.length ? h("span.v", null, ` · ${n.summary.violations.length} violation${n.summary.violations.length > 1 ? "s" : ""}`) : " · ok"),
+    n.children.length ? h("ul", null, n.children.map(node)) : null);
+  clear(box, h("h2", { style: "margin-top:8px" }, "Tree of forks"), h("ul", null, node(S.forks)));
+}
+
+async function switchFork(n) {
+  S.forkCur = n;
+  try {
+    const summary = await S.engine.run(n.spec);
+    await load(summary, { step: S.step });
+  } catch (err) {
+    toast(err.message);
+  }
+}
+
+// ---------- compare ----------
+
+async function compare() {
+  if (!S.scenario) return;
+  const spec = readSpec();
+  const variants = S.scenario.variants.map((v) => v.id);
+  const other = variants.find((v) => v !== spec.variant) || spec.variant;
+  const a = spec.variant === variants[0] ? spec : { ...spec, variant: other };
+  const b = spec.variant === variants[0] ? { ...spec, variant: other } : spec;
+  try {
+    const ra = await runSpec(a);
+    const rb = await S.engine.run(b);
+    const cmp = await S.engine.compare(ra.id, rb.id);
+    S.compare = { a: ra, b: rb, result: cmp, divergence: divergenceStep(cmp) };
+    renderCompare();
+    renderMarks();
+    if (S.compare.divergence >= 0) await seek(S.compare.divergence, { center: true });
+  } catch (err) {
+    /* shown by runSpec or toast */
+    if (!err.field) toast(err.message);
+  }
+}
+
+function divergenceStep(cmp) {
+  const d = cmp.firstDivergence ?? cmp.divergence ?? cmp.diverge;
+  if (typeof d === "number") return d;
+  if (d && typeof d === "object") return d.step ?? d.a ?? -1;
+  return -1;
+}
+
+function renderCompare() {
+  const c = S.compare;
+  const r = c.result;
+  const va = c.a.spec.variant;
+  const vb = c.b.spec.variant;
+  const verdicts = r.properties || r.verdicts || [];
+  const div = c.divergence;
+  clear($("#compareout"),
+    h("p", null, div >= 0 ? [`The runs agree up to step ${div}; `, h("b", null, `they part ways at step ${div + 1}`), div < S.total ? "" : " (after this run ends)", "."] : "The two runs take the same steps."),
+    r.explanation || r.detail ? h("p.muted", null, r.explanation || r.detail) : null,
+    h("table", null, h("thead", null, h("tr", null, h("th", null, "property"), h("th", null, va), h("th", null, vb))),
+      h("tbody", null, verdicts.map((p) => h("tr", null, h("td", null, p.name || p.property),
+        verdictCell(p.a ?? p.left), verdictCell(p.b ?? p.right))))),
+    h("p", { style: "margin-top:8px" },
+      h("button.btn.small", { type: "button", onclick: () => showSide(c.a) }, `show ${va}`), " ",
+      h("button.btn.small", { type: "button", onclick: () => showSide(c.b) }, `show ${vb}`)));
+  $("#comparepanel").hidden = false;
+}
+
+function verdictCell(v) {
+  if (v === undefined || v === null) return h("td", null, "—");
+  const bad = typeof v === "object" ? v.violated ?? v.status === "violated" : v === "violated" || v === false;
+  const step = typeof v === "object" && v.step !== undefined && bad ? ` @${v.step + 1}` : "";
+  return h("td", null, h("span", { class: "tag " + (bad ? "bad" : "ok") }, (bad ? "violated" : "holds") + step));
+}
+
+async function showSide(summary) {
+  setVariant(summary.spec.variant);
+  await load(summary, { keepCompare: true, step: Math.max(0, S.compare.divergence) });
+  renderMarks();
+}
+
+// ---------- search ----------
+
+async function startSearch(e) {
+  e.preventDefault();
+  if (S.search) return;
+  const spec = readSpec();
+  const strategy = $("#strategy").value;
+  const n = Number($("#budget").value) || 1000;
+  const req = {
+    scenario: spec.scenario,
+    preset: spec.preset,
+    variant: spec.variant,
+    params: spec.params,
+    seed: typeof spec.seed === "number" ? spec.seed : 1,
+    strategy,
+    budget: strategy === "bfs" || strategy === "dfs" ? { states: n } : { runs: n },
+  };
+  const bar = $("#searchprogress .bar");
+  $("#searchprogress").hidden = false;
+  bar.style.width = "0";
+  $("#searchgo").disabled = true;
+  $("#searchcancel").hidden = false;
+  $("#searchstatus").textContent = "Searching…";
+  const t0 = performance.now();
+  const job = S.engine.search(req, (p) => {
+    const frac = p.budget ? Math.min(1, (p.runs || p.states || 0) / p.budget) : p.fraction || 0;
+    bar.style.width = (100 * frac).toFixed(1) + "%";
+    const secs = (p.elapsedMs ?? performance.now() - t0) / 1000;
+    const rate = [];
+    if (p.states) rate.push(`${p.states.toLocaleString()} states (${Math.round(p.states / Math.max(secs, 1e-3)).toLocaleString()}/s)`);
+    if (p.runs) rate.push(`${p.runs.toLocaleString()} runs (${Math.round(p.runs / Math.max(secs, 1e-3)).toLocaleString()}/s)`);
+    $("#searchstatus").textContent = rate.join(" · ") || "Searching…";
+    RT.searchProgress = (RT.searchProgress || 0) + 1;
+  });
+  S.search = job;
+  try {
+    const res = await job.promise;
+    bar.style.width = "100%";
+    const found = !!res.found;
+    const cx = res.counterexample;
+    RT.lastSearch = res;
+    const stats = [res.states ? `${res.states.toLocaleString()} states` : "", res.runs ? `${res.runs.toLocaleString()} runs` : ""].filter(Boolean).join(", ");
+    if (found && cx) {
+      $("#searchstatus").textContent = `Found: ${res.property} — ${res.violation} (${stats}; schedule of ${res.length} choices${res.shrunk ? `, shrunk from ${res.originalLength}` : ""}). Loaded in the debugger.`;
+      const spec2 = cx;
+      selectScenario(spec2.scenario, spec2);
+      await runSpec(spec2);
+    } else {
+      $("#searchstatus").textContent = res.cancelled ? `Cancelled after ${stats || "a moment"}.` : res.error ? `Search stopped: ${res.error}` : `${res.verdict} (${stats}).`;
+    }
+  } catch (err) {
+    $("#searchstatus").textContent = err.message.includes("cancel") ? "Cancelled." : "Search failed: " + err.message;
+    if (err.field) showError(err);
+  } finally {
+    S.search = null;
+    $("#searchgo").disabled = false;
+    $("#searchcancel").hidden = true;
+  }
+}
+
+// ---------- share and export ----------
+
+let hashTimer = 0;
+function updateHash() {
+  clearTimeout(hashTimer);
+  hashTimer = setTimeout(async () => {
+    if (!S.run) return;
+    const run = await encodeSpec(S.run.spec);
+    writeHash({ run, step: S.step, engine: S.engine.name, slice: S.slice ? S.slice.step : null });
+  }, 120);
+}
+
+async function share() {
+  if (!S.run) return toast("Run something first.");
+  const run = await encodeSpec(S.run.spec);
+  const url = writeHash({ run, step: S.step, engine: S.engine.name, slice: S.slice ? S.slice.step : null });
+  try {
+    await navigator.clipboard.writeText(url);
+    toast("Link copied: it reopens this run at this step.");
+  } catch (_) {
+    toast("The link is in the address bar.");
+  }
+}
+
+async function exportRun(format) {
+  if (!S.run) return toast("Run something first.");
+  try {
+    const f = await S.engine.exportRun(S.run.id, format);
+    download(f.name, f.type, f.text);
+  } catch (err) {
+    toast(err.message);
+  }
+}
+
+async function switchEngine(name) {
+  if (name === S.engine.name) return;
+  stop();
+  S.engine = name === "server" ? new ServerEngine("") : new WasmEngine("");
+  if (S.run) {
+    try {
+      await runSpec(S.run.spec, { step: S.step });
+    } catch (_) {
+      /* shown */
+    }
+  }
+  updateHash();
+  toast(name === "server" ? "The core now runs on the server." : "The core now runs in this tab (WebAssembly).");
+}
+
+// ---------- wiring ----------
+
+function wire() {
+  $("#runform").addEventListener("submit", (e) => {
+    e.preventDefault();
+    runSpec(readSpec()).catch(() => {});
+  });
+  $("#preset").addEventListener("change", () => renderParams());
+  $("#compare").addEventListener("click", compare);
+  $("#first").addEventListener("click", () => seek(0));
+  $("#last").addEventListener("click", () => seek(S.total - 1));
+  $("#back").addEventListener("click", () => stepBy(-1));
+  $("#fwd").addEventListener("click", () => stepBy(1));
+  $("#play").addEventListener("click", play);
+  $("#nextmsg").addEventListener("click", () => jump("message"));
+  $("#nextlock").addEventListener("click", () => jump("lock"));
+  $("#nextviol").addEventListener("click", () => jump("violation"));
+  $("#scrub").addEventListener("input", (e) => seek(Number(e.target.value)));
+  $("#zoomin").addEventListener("click", () => diagram.zoomBy(1.5));
+  $("#zoomout").addEventListener("click", () => diagram.zoomBy(1 / 1.5));
+  $("#zoomfit").addEventListener("click", () => diagram.fit());
+  $("#searchform").addEventListener("submit", startSearch);
+  $("#searchcancel").addEventListener("click", () => S.search && S.search.cancel());
+  $("#share").addEventListener("click", share);
+  $("#engine").addEventListener("change", (e) => switchEngine(e.target.value));
+  $("#helpbtn").addEventListener("click", () => ($("#help").hidden = false));
+  $("#helpclose").addEventListener("click", () => ($("#help").hidden = true));
+  $("#help").addEventListener("click", (e) => { if (e.target.id === "help") $("#help").hidden = true; });
+  $("#menu").addEventListener("click", () => $("#catalog").classList.toggle("open"));
+  for (const b of document.querySelectorAll("[data-export]")) b.addEventListener("click", () => exportRun(b.dataset.export));
+  document.addEventListener("keydown", onKey);
+  window.addEventListener("error", (e) => RT.errors.push(String(e.message)));
+  window.addEventListener("unhandledrejection", (e) => RT.errors.push(String(e.reason && e.reason.message ? e.reason.message : e.reason)));
+}
+
+function onKey(e) {
+  const t = e.target;
+  if (t && (t.tagName === "INPUT" || t.tagName === "SELECT" || t.tagName === "TEXTAREA") && t.type !== "range") return;
+  if (e.ctrlKey || e.metaKey || e.altKey) return;
+  const k = e.key;
+  const big = e.shiftKey ? 10 : 1;
+  const act = {
+    ArrowRight: () => stepBy(big),
+    ArrowLeft: () => stepBy(-big),
+    Home: () => seek(0),
+    End: () => seek(S.total - 1),
+    " ": play,
+    m: () => jump("message"),
+    l: () => jump("lock"),
+    v: () => jump("violation"),
+    "+": () => diagram.zoomBy(1.5),
+    "=": () => diagram.zoomBy(1.5),
+    "-": () => diagram.zoomBy(1 / 1.5),
+    0: () => diagram.fit(),
+    r: () => runSpec(readSpec()).catch(() => {}),
+    "?": () => ($("#help").hidden = !$("#help").hidden),
+    Escape: () => {
+      if (!$("#help").hidden) $("#help").hidden = true;
+      else clearSlice();
+    },
+  }[k];
+  if (!act) return;
+  e.preventDefault();
+  if (!S.run && !["?", "Escape", "r"].includes(k)) return;
+  act();
+}
+
+// Hooks for the end-to-end tests.
+RT.seek = seek;
+RT.jump = jump;
+RT.stepBy = stepBy;
+RT.showSlice = showSlice;
+RT.runSpec = (spec) => {
+  selectScenario(spec.scenario, spec);
+  return runSpec(spec);
+};
+
+boot().catch((err) => {
+  RT.errors.push(String(err && err.message));
+  fail(String(err && err.message));
+});

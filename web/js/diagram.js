@@ -1,0 +1,232 @@
+// The space-time diagram: a Painter plus zoom (wheel, buttons), pan (drag),
+// hover, click-to-select and the cursor at the current step. The static
+// picture is cached in an offscreen layer, so moving the cursor repaints
+// only a blit and a line.
+import { Painter } from "./paint.js";
+
+export class Diagram {
+  constructor(canvas, { onSelect, onHover, onDraw }) {
+    this.p = new Painter(canvas);
+    this.canvas = canvas;
+    this.onSelect = onSelect;
+    this.onHover = onHover;
+    this.onDraw = onDraw;
+    this.cursor = -1;
+    this.frame = 0;
+    this.drag = null;
+    new ResizeObserver(() => {
+      if (this.p.resize()) this.draw();
+    }).observe(canvas);
+    canvas.addEventListener("wheel", (e) => this.wheel(e), { passive: false });
+    canvas.addEventListener("pointerdown", (e) => this.down(e));
+    canvas.addEventListener("pointermove", (e) => this.move(e));
+    canvas.addEventListener("pointerup", (e) => this.up(e));
+    canvas.addEventListener("pointercancel", () => (this.drag = null));
+    canvas.addEventListener("pointerleave", () => this.onHover(null));
+  }
+
+  setList(list) {
+    this.p.setList(list);
+    this.p.resize();
+    this.fit();
+  }
+
+  setSlice(set) {
+    this.p.dim = set;
+    this.p.invalidate();
+    this.draw();
+  }
+
+  /** stepX is the display-list x of a step (its glyph), or null. */
+  stepX(step) {
+    const x = this.p.stepX && this.p.stepX.get(step);
+    if (x !== undefined) return x;
+    const l = this.p.list;
+    if (l && l.x && l.x.axis === "step") return this.p.domainX(step + 0.5);
+    return null;
+  }
+
+  setCursor(step, center) {
+    this.cursor = step;
+    const x = this.stepX(step);
+    if (x !== null && x !== undefined) {
+      const sx = this.p.toScreen(x);
+      const px = this.p.plotX();
+      if (center || sx < px + 20 || sx > this.p.w - 20) {
+        this.p.tx += (px + this.p.w) / 2 - sx;
+        this.clampPan();
+        this.p.invalidate();
+      }
+    }
+    this.draw();
+  }
+
+  fit() {
+    const l = this.p.list;
+    this.p.kx = 1;
+    this.p.tx = 0;
+    this.p.ty = 0;
+    if (l) {
+      const avail = this.p.w - l.plot.x - 8;
+      const used = l.width - l.plot.x;
+      if (used > 0 && avail > 0) this.p.kx = Math.min(1, avail / used);
+      if (this.p.kx < 1) {
+        // Very long runs: keep glyphs readable and scroll instead.
+        const minK = Math.min(1, 3000 / Math.max(1, used));
+        this.p.kx = Math.max(this.p.kx, Math.min(minK, 1));
+      }
+    }
+    this.clampPan();
+    this.p.invalidate();
+    this.draw();
+  }
+
+  fitLanes() {
+    this.p.ty = 0;
+    this.p.invalidate();
+    this.draw();
+  }
+
+  zoomBy(f, sx) {
+    const l = this.p.list;
+    if (!l) return;
+    const px = l.plot.x;
+    if (sx === undefined) {
+      const cx = this.cursor >= 0 ? this.stepX(this.cursor) : null;
+      sx = cx !== null && cx !== undefined ? this.p.toScreen(cx) : (px + this.p.w) / 2;
+    }
+    const x = this.p.fromScreen(sx);
+    this.p.kx = Math.min(40, Math.max(0.005, this.p.kx * f));
+    this.p.tx = sx - px - (x - px) * this.p.kx;
+    this.clampPan();
+    this.p.invalidate();
+    this.draw();
+  }
+
+  clampPan() {
+    const l = this.p.list;
+    if (!l) return;
+    const px = l.plot.x;
+    const contentW = (l.width - px) * this.p.kx;
+    const view = this.p.w - px;
+    const minTx = Math.min(0, view - contentW - 16);
+    this.p.tx = Math.min(16, Math.max(minTx, this.p.tx));
+    const minTy = Math.min(0, this.p.h - l.height - 8);
+    this.p.ty = Math.min(0, Math.max(minTy, this.p.ty));
+  }
+
+  wheel(e) {
+    if (!this.p.list) return;
+    e.preventDefault();
+    const r = this.canvas.getBoundingClientRect();
+    if (e.shiftKey || Math.abs(e.deltaX) > Math.abs(e.deltaY)) {
+      this.p.tx -= e.deltaX || e.deltaY;
+      this.clampPan();
+      this.p.invalidate();
+      this.draw();
+      return;
+    }
+    this.zoomBy(Math.exp(-e.deltaY * 0.0015), e.clientX - r.left);
+  }
+
+  point(e) {
+    const r = this.canvas.getBoundingClientRect();
+    return [e.clientX - r.left, e.clientY - r.top];
+  }
+
+  down(e) {
+    const [x, y] = this.point(e);
+    this.drag = { x, y, tx: this.p.tx, ty: this.p.ty, moved: false };
+    this.canvas.setPointerCapture(e.pointerId);
+  }
+
+  move(e) {
+    const [x, y] = this.point(e);
+    if (this.drag) {
+      const dx = x - this.drag.x;
+      const dy = y - this.drag.y;
+      if (Math.abs(dx) + Math.abs(dy) > 3) this.drag.moved = true;
+      if (this.drag.moved) {
+        this.canvas.classList.add("dragging");
+        this.p.tx = this.drag.tx + dx;
+        this.p.ty = this.drag.ty + dy;
+        this.clampPan();
+        this.p.invalidate();
+        this.draw();
+        this.onHover(null);
+        return;
+      }
+    }
+    const step = this.p.hit(x, y);
+    this.canvas.style.cursor = step !== null ? "pointer" : "";
+    this.onHover(step, x, y);
+  }
+
+  up(e) {
+    const d = this.drag;
+    this.drag = null;
+    this.canvas.classList.remove("dragging");
+    if (d && !d.moved) {
+      const [x, y] = this.point(e);
+      const step = this.p.hit(x, y);
+      if (step !== null) this.onSelect(step);
+    }
+  }
+
+  /** draw repaints now (synchronously): the cached layer plus the cursor. */
+  draw() {
+    const p = this.p;
+    if (!p.w) p.resize();
+    if (!p.layerOK) p.paintLayer();
+    const ctx = p.ctx;
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.clearRect(0, 0, this.canvas.width, this.canvas.height);
+    ctx.drawImage(p.layer, 0, 0);
+    if (p.list && this.cursor >= 0) {
+      const x = this.stepX(this.cursor);
+      if (x !== null && x !== undefined) {
+        const sx = p.toScreen(x);
+        ctx.setTransform(p.dpr, 0, 0, p.dpr, 0, 0);
+        if (sx >= p.plotX() - 1) {
+          ctx.strokeStyle = "rgba(230,159,0,.9)";
+          ctx.lineWidth = 2;
+          ctx.beginPath();
+          ctx.moveTo(sx, 0);
+          ctx.lineTo(sx, p.h);
+          ctx.stroke();
+          this.ringStep(ctx, this.cursor);
+        }
+      }
+    }
+    if (this.onDraw) this.onDraw();
+  }
+
+  ringStep(ctx, step) {
+    const p = this.p;
+    for (const s of p.list.shapes) {
+      if (s.s !== step || (s.t !== "circle" && s.t !== "polygon")) continue;
+      let x;
+      let y;
+      if (s.t === "circle") {
+        x = p.toScreen(s.x);
+        y = s.y;
+      } else {
+        x = p.toScreen(s.p[0]);
+        y = s.p[1];
+        let n = 1;
+        for (let i = 2; i < s.p.length; i += 2, n++) {
+          x += p.toScreen(s.p[i]);
+          y += s.p[i + 1];
+        }
+        x /= n;
+        y /= n;
+      }
+      ctx.strokeStyle = "#000";
+      ctx.lineWidth = 2;
+      ctx.beginPath();
+      ctx.arc(x, y + p.ty, 8, 0, 2 * Math.PI);
+      ctx.stroke();
+      return;
+    }
+  }
+}

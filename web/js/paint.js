@@ -1,0 +1,252 @@
+// Paints a Go display list (core/viz.Display) on a canvas. The layout is
+// computed in Go; this file only maps coordinates through the view's zoom
+// and pan and strokes what it is told. Shapes left of the plot area (lane
+// labels) stay put while the plot scrolls under them.
+
+const DIM = 0.18;
+
+export class Painter {
+  constructor(canvas) {
+    this.canvas = canvas;
+    this.ctx = canvas.getContext("2d");
+    this.list = null;
+    this.styles = new Map();
+    this.kx = 1; // horizontal zoom
+    this.tx = 0; // horizontal pan (css px)
+    this.ty = 0; // vertical pan (css px)
+    this.dim = null; // Set of steps to keep bright, or null
+    this.layer = document.createElement("canvas");
+    this.layerOK = false;
+    this.w = 0;
+    this.h = 0;
+    this.dpr = 1;
+  }
+
+  setList(list) {
+    this.list = list;
+    this.styles = new Map((list && list.styles ? list.styles : []).map((s) => [s.class, s]));
+    this.stepX = new Map();
+    if (list) {
+      for (const s of list.shapes) {
+        if (s.s >= 0 && !this.stepX.has(s.s) && (s.t === "circle" || s.t === "polygon" || s.t === "rect")) this.stepX.set(s.s, s.t === "polygon" ? s.p[0] : s.t === "rect" ? s.x : s.x);
+      }
+    }
+    this.layerOK = false;
+  }
+
+  resize() {
+    const r = this.canvas.getBoundingClientRect();
+    const dpr = window.devicePixelRatio || 1;
+    const w = Math.max(1, Math.round(r.width));
+    const h = Math.max(1, Math.round(r.height));
+    if (w === this.w && h === this.h && dpr === this.dpr) return false;
+    this.w = w;
+    this.h = h;
+    this.dpr = dpr;
+    for (const c of [this.canvas, this.layer]) {
+      c.width = Math.round(w * dpr);
+      c.height = Math.round(h * dpr);
+    }
+    this.layerOK = false;
+    return true;
+  }
+
+  plotX() { return this.list ? this.list.plot.x : 0; }
+
+  /** toScreen maps a display-list x to a css pixel x. */
+  toScreen(x) {
+    const px = this.plotX();
+    return x < px ? x : px + (x - px) * this.kx + this.tx;
+  }
+
+  fromScreen(sx) {
+    const px = this.plotX();
+    return px + (sx - px - this.tx) / this.kx;
+  }
+
+  /** domainX maps a domain value (step or ms) to a display-list x. */
+  domainX(v) {
+    const l = this.list;
+    if (!l || !l.x) return 0;
+    const [d0, d1] = l.x.domain;
+    return l.plot.x + ((v - d0) * l.plot.w) / (d1 - d0 || 1);
+  }
+
+  invalidate() { this.layerOK = false; }
+
+  paintLayer() {
+    const l = this.list;
+    const ctx = this.layer.getContext("2d");
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.clearRect(0, 0, this.layer.width, this.layer.height);
+    if (!l) return;
+    ctx.setTransform(this.dpr, 0, 0, this.dpr, 0, this.dpr * this.ty);
+    const px = l.plot.x;
+    const left = this.fromScreen(px) - 50;
+    const right = this.fromScreen(this.w) + 50;
+    // Plot shapes, clipped to the plot area; then the fixed gutter.
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(px, -1e6, this.w - px, 2e6);
+    ctx.clip();
+    this.paintShapes(ctx, (s) => !gutter(s, px) && visible(s, left, right));
+    ctx.restore();
+    ctx.fillStyle = "#fff";
+    ctx.fillRect(0, -1e6, px, 2e6);
+    this.paintShapes(ctx, (s) => gutter(s, px));
+    this.layerOK = true;
+  }
+
+  paintShapes(ctx, want) {
+    const shapes = this.list.shapes;
+    const dim = this.dim;
+    let cur = null;
+    let alpha = 1;
+    let open = false;
+    const flush = () => {
+      if (!open) return;
+      const st = cur;
+      if (st.fill) ctx.fill();
+      if (st.stroke && st.strokeWidth) ctx.stroke();
+      open = false;
+    };
+    for (const s of shapes) {
+      if (!want(s)) continue;
+      const st = this.styles.get(s.c) || fallback;
+      const a = (st.opacity || 1) * (dim && s.s >= 0 && !dim.has(s.s) ? DIM : s.dim ? DIM : 1);
+      if (s.t === "text") {
+        flush();
+        ctx.globalAlpha = a;
+        ctx.font = `${st.fontWeight || "400"} ${st.fontSize || 11}px system-ui, "DejaVu Sans", Arial, sans-serif`;
+        ctx.textAlign = st.anchor === "middle" ? "center" : st.anchor === "end" ? "right" : "left";
+        ctx.textBaseline = "alphabetic";
+        ctx.fillStyle = st.fill || "#1d2330";
+        ctx.fillText(s.text, this.toScreen(s.x), s.y);
+        cur = null;
+        continue;
+      }
+      if (st !== cur || a !== alpha) {
+        flush();
+        cur = st;
+        alpha = a;
+        ctx.globalAlpha = a;
+        ctx.fillStyle = st.fill || "transparent";
+        ctx.strokeStyle = st.stroke || "transparent";
+        ctx.lineWidth = st.strokeWidth || 1;
+        ctx.setLineDash(st.dash ? st.dash.split(/[ ,]+/).map(Number) : []);
+        ctx.beginPath();
+        open = true;
+      }
+      this.trace(ctx, s);
+    }
+    flush();
+    ctx.globalAlpha = 1;
+    ctx.setLineDash([]);
+  }
+
+  trace(ctx, s) {
+    switch (s.t) {
+      case "rect": {
+        const x = this.toScreen(s.x);
+        const w = Math.max(1, s.w * (s.x < this.plotX() ? 1 : this.kx));
+        ctx.moveTo(x, s.y);
+        ctx.rect(x, s.y, w, s.h);
+        break;
+      }
+      case "line":
+        ctx.moveTo(this.toScreen(s.x), s.y);
+        ctx.lineTo(this.toScreen(s.x2), s.y2);
+        break;
+      case "circle": {
+        const x = this.toScreen(s.x);
+        ctx.moveTo(x + s.r, s.y);
+        ctx.arc(x, s.y, s.r, 0, 2 * Math.PI);
+        break;
+      }
+      case "polygon":
+      case "polyline": {
+        const p = s.p;
+        ctx.moveTo(this.toScreen(p[0]), p[1]);
+        for (let i = 2; i < p.length; i += 2) ctx.lineTo(this.toScreen(p[i]), p[i + 1]);
+        if (s.t === "polygon") ctx.closePath();
+        break;
+      }
+    }
+  }
+
+  /** hit returns the step of the shape nearest to the css point, or null. */
+  hit(sx, sy, radius = 7) {
+    if (!this.list) return null;
+    const y = sy - this.ty;
+    let best = null;
+    let bestD = radius * radius;
+    for (const s of this.list.shapes) {
+      if (s.s < 0 || s.t === "text") continue;
+      let d;
+      if (s.t === "rect") {
+        const x0 = this.toScreen(s.x);
+        const x1 = x0 + Math.max(1, s.w * this.kx);
+        const dx = sx < x0 ? x0 - sx : sx > x1 ? sx - x1 : 0;
+        const dy = y < s.y ? s.y - y : y > s.y + s.h ? y - s.y - s.h : 0;
+        d = dx * dx + dy * dy + 4; // glyphs win over the bars under them
+      } else if (s.t === "line") {
+        d = segDist2(sx, y, this.toScreen(s.x), s.y, this.toScreen(s.x2), s.y2) + 9;
+      } else if (s.t === "circle") {
+        const dx = sx - this.toScreen(s.x);
+        const dy = y - s.y;
+        d = Math.max(0, Math.hypot(dx, dy) - s.r) ** 2;
+      } else {
+        const p = s.p;
+        let cx = 0;
+        let cy = 0;
+        for (let i = 0; i < p.length; i += 2) {
+          cx += p[i];
+          cy += p[i + 1];
+        }
+        const n = p.length / 2;
+        const dx = sx - this.toScreen(cx / n);
+        const dy = y - cy / n;
+        d = Math.max(0, dx * dx + dy * dy - 16);
+      }
+      if (d < bestD) {
+        bestD = d;
+        best = s.s;
+      }
+    }
+    return best;
+  }
+}
+
+const fallback = { stroke: "#5d6677", strokeWidth: 1 };
+
+function gutter(s, px) {
+  if (s.t === "line") return s.x < px && s.x2 < px;
+  if (s.t === "polygon" || s.t === "polyline") return s.p[0] < px;
+  if (s.t === "rect") return s.x + s.w <= px;
+  return s.x < px;
+}
+
+function visible(s, left, right) {
+  switch (s.t) {
+    case "line":
+      return Math.max(s.x, s.x2) >= left && Math.min(s.x, s.x2) <= right;
+    case "rect":
+      return s.x + s.w >= left && s.x <= right;
+    case "polygon":
+    case "polyline":
+      return s.p[0] >= left - 400 && s.p[0] <= right + 400;
+    default:
+      return s.x >= left && s.x <= right;
+  }
+}
+
+function segDist2(px, py, x1, y1, x2, y2) {
+  const dx = x2 - x1;
+  const dy = y2 - y1;
+  const len = dx * dx + dy * dy;
+  let t = len ? ((px - x1) * dx + (py - y1) * dy) / len : 0;
+  t = Math.max(0, Math.min(1, t));
+  const ex = x1 + t * dx - px;
+  const ey = y1 + t * dy - py;
+  return ex * ex + ey * ey;
+}
