@@ -5,8 +5,6 @@ import "net/http"
 func (s *Server) getDiagram(w http.ResponseWriter, r *http.Request) {}
 func (s *Server) getExport(w http.ResponseWriter, r *http.Request)  {}
 func (s *Server) compare(w http.ResponseWriter, r *http.Request)    {}
-func (s *Server) runStream(w http.ResponseWriter, r *http.Request)  {}
-func (s *Server) searchStream(w http.ResponseWriter, r *http.Request) {}
 func serveOpenAPI(w http.ResponseWriter, r *http.Request)             {}
 
 type searchPlan struct{}

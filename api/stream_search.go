@@ -1,0 +1,105 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+)
+
+// searchProgressEvery is the least time between two progress events.
+const searchProgressEvery = 250 * time.Millisecond
+
+// searchEvent is a message of a search stream: "progress" while it runs,
+// then one "result" with the final status, then a normal closure.
+type searchEvent struct {
+	Type string `json:"type"`
+	SearchStatus
+}
+
+func (s *Server) searchStream(w http.ResponseWriter, r *http.Request) {
+	st, j, err := s.searchStatus(chi.URLParam(r, "id"))
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	c, err := s.acceptStream(w, r)
+	if err != nil {
+		if !errors.Is(err, errAccepted) {
+			writeError(w, r, err)
+		}
+		return
+	}
+	defer c.CloseNow()
+	defer s.trackStream("search")()
+
+	ctx, cancel := s.streamContext()
+	defer cancel(nil)
+	readCtx := c.CloseRead(ctx)
+	stop := context.AfterFunc(readCtx, func() { cancel(errClientClosed) })
+	defer stop()
+	out := newOutbox(s.cfg.StreamQueue)
+	var wg sync.WaitGroup
+	wg.Add(2)
+	writeErr := make(chan error, 1)
+	go func() {
+		defer wg.Done()
+		err := s.writeLoop(ctx, c, out)
+		if err != nil {
+			cancel(err)
+		}
+		writeErr <- err
+	}()
+	go func() {
+		defer wg.Done()
+		s.pingLoop(ctx, c, cancel)
+	}()
+
+	cause := s.followSearch(ctx, st, j, out)
+	if cause == nil {
+		out.push(endOfStream{})
+		select {
+		case cause = <-writeErr:
+		case <-ctx.Done():
+			cause = context.Cause(ctx)
+		}
+	}
+	cancel(cause)
+	wg.Wait()
+	s.closeStream(c, "search", cause)
+}
+
+// followSearch queues progress events until the search is final, then the
+// result.
+func (s *Server) followSearch(ctx context.Context, st SearchStatus, j *job, out *outbox) error {
+	var changed <-chan struct{}
+	if j != nil {
+		st, changed = j.snapshot()
+	}
+	tick := time.NewTicker(searchProgressEvery)
+	defer tick.Stop()
+	dirty := true
+	for !st.final() {
+		select {
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case <-changed:
+			st, changed = j.snapshot()
+			dirty = true
+			continue
+		case <-tick.C:
+		}
+		if dirty && !out.push(searchEvent{Type: "progress", SearchStatus: st}) {
+			return errSlowClient
+		}
+		dirty = false
+	}
+	if !out.push(searchEvent{Type: "result", SearchStatus: st}) {
+		return errSlowClient
+	}
+	return nil
+}
+

@@ -1,0 +1,252 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"path"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// streamReadLimit bounds one client message (commands are tiny).
+const streamReadLimit = 4 << 10
+
+// acceptStream checks the upgrade and the origin (answering a problem on
+// failure, before anything is hijacked) and accepts the WebSocket. The
+// server's own origin is always allowed; AllowOrigins adds patterns.
+func (s *Server) acceptStream(w http.ResponseWriter, r *http.Request) (*websocket.Conn, error) {
+	if !headerHas(r.Header, "Connection", "upgrade") || !strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
+		p := newProblem(http.StatusUpgradeRequired, "upgrade-required", "Upgrade required", "Upgrade",
+			"%s is a WebSocket endpoint; connect with a WebSocket client", r.URL.Path)
+		w.Header().Set("Upgrade", "websocket")
+		return nil, p
+	}
+	if err := checkOrigin(r, s.cfg.AllowOrigins); err != nil {
+		return nil, err
+	}
+	// The HTTP server's read and write timeouts must not apply to a
+	// hijacked, long-lived connection: every write has its own timeout.
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Time{})
+	_ = rc.SetWriteDeadline(time.Time{})
+	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: s.cfg.AllowOrigins})
+	if err != nil {
+		return nil, errAccepted
+	}
+	c.SetReadLimit(streamReadLimit)
+	return c, nil
+}
+
+// errAccepted means Accept already answered the request.
+var errAccepted = errors.New("api: websocket accept failed")
+
+func headerHas(h http.Header, key, token string) bool {
+	for _, v := range h.Values(key) {
+		for _, t := range strings.Split(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(t), token) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// checkOrigin mirrors the websocket library's rule so that a refusal is a
+// problem document: no Origin (not a browser), the request's own host, or
+// a host matching one of the patterns.
+func checkOrigin(r *http.Request, patterns []string) error {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return nil
+	}
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" {
+		return newProblem(http.StatusForbidden, "forbidden-origin", "Forbidden origin", "Origin", "malformed Origin header %q", truncate(origin, 80))
+	}
+	if strings.EqualFold(u.Host, r.Host) {
+		return nil
+	}
+	for _, p := range patterns {
+		target := u.Host
+		if strings.Contains(p, "://") {
+			target = origin
+		}
+		if ok, _ := path.Match(strings.ToLower(p), strings.ToLower(target)); ok {
+			return nil
+		}
+	}
+	return newProblem(http.StatusForbidden, "forbidden-origin", "Forbidden origin", "Origin",
+		"origin %q is not allowed to open streams; start the server with -allow-origin %s", truncate(origin, 80), u.Host)
+}
+
+// outbox is a stream's bounded send queue. Pushing never blocks: frames
+// merge into a frame still waiting to be written, and other messages take
+// a slot; when every slot is taken the client is too slow and the push
+// fails.
+type outbox struct {
+	mu    sync.Mutex
+	items []any // *Frame or any other JSON value
+	limit int
+	wake  chan struct{}
+}
+
+func newOutbox(limit int) *outbox {
+	return &outbox{limit: limit, wake: make(chan struct{}, 1)}
+}
+
+// push queues a message; false means the queue is full.
+func (o *outbox) push(msg any) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if f, ok := msg.(*Frame); ok && len(o.items) > 0 {
+		if last, ok := o.items[len(o.items)-1].(*Frame); ok {
+			last.merge(f)
+			return true
+		}
+	}
+	if len(o.items) >= o.limit {
+		return false
+	}
+	o.items = append(o.items, msg)
+	select {
+	case o.wake <- struct{}{}:
+	default:
+	}
+	return true
+}
+
+func (o *outbox) take() []any {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	out := o.items
+	o.items = nil
+	return out
+}
+
+// endOfStream, queued last, ends writeLoop once everything before it is
+// written.
+type endOfStream struct{}
+
+// errSlowClient is why a stream whose client could not keep up ended.
+var errSlowClient = errors.New("api: client too slow")
+
+// writeLoop writes what the outbox holds until ctx ends or a write fails.
+// Each write has a timeout; one that expires means the client cannot keep
+// up, and the library drops the connection.
+func (s *Server) writeLoop(ctx context.Context, c *websocket.Conn, o *outbox) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-o.wake:
+		}
+		for _, msg := range o.take() {
+			if _, ok := msg.(endOfStream); ok {
+				return nil
+			}
+			if f, ok := msg.(*Frame); ok {
+				f.SentAt = time.Now().UnixNano()
+			}
+			b, err := json.Marshal(msg)
+			if err != nil {
+				return fmt.Errorf("marshal stream message: %w", err)
+			}
+			wctx, cancel := context.WithTimeout(ctx, s.cfg.StreamWriteTimeout)
+			err = c.Write(wctx, websocket.MessageText, b)
+			timedOut := wctx.Err() == context.DeadlineExceeded
+			cancel()
+			if err != nil {
+				if timedOut {
+					return errSlowClient
+				}
+				return err
+			}
+			s.metrics.frames.Inc()
+		}
+	}
+}
+
+// pingLoop pings the client every interval; a client that does not answer
+// in time ends the stream through cancel.
+func (s *Server) pingLoop(ctx context.Context, c *websocket.Conn, cancel context.CancelCauseFunc) {
+	t := time.NewTicker(s.cfg.StreamPing)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			pctx, done := context.WithTimeout(ctx, s.cfg.StreamPing)
+			err := c.Ping(pctx)
+			done()
+			if err != nil && ctx.Err() == nil {
+				cancel(fmt.Errorf("ping: %w", err))
+				return
+			}
+		}
+	}
+}
+
+// closeStream ends a stream with the status its cause calls for and
+// counts it. Normal closure and cancellation are not errors.
+func (s *Server) closeStream(c *websocket.Conn, kind string, cause error) {
+	switch {
+	case cause == nil:
+		_ = c.Close(websocket.StatusNormalClosure, "")
+	case errors.Is(cause, errShutdown):
+		_ = c.Close(websocket.StatusGoingAway, "server shutting down")
+	case errors.Is(cause, errSlowClient):
+		s.metrics.slowClosed.Inc()
+		s.log.Info("stream closed: client too slow", "kind", kind)
+		_ = c.Close(websocket.StatusPolicyViolation, "client too slow: send queue full")
+	case isClientGone(cause):
+		_ = c.CloseNow()
+	default:
+		s.log.Warn("stream error", "kind", kind, "err", cause)
+		_ = c.Close(websocket.StatusInternalError, "internal error")
+	}
+}
+
+// errShutdown is the cause of streams ended by Server.Shutdown.
+var errShutdown = errors.New("api: server shutting down")
+
+func isClientGone(err error) bool {
+	st := websocket.CloseStatus(err)
+	return st == websocket.StatusNormalClosure || st == websocket.StatusGoingAway ||
+		errors.Is(err, context.Canceled) || errors.Is(err, net.ErrClosed) || errors.Is(err, io.EOF) || errors.Is(err, errClientClosed)
+}
+
+// errClientClosed is the cause when the client closed or dropped the
+// connection.
+var errClientClosed = errors.New("api: client closed the stream")
+
+// streamContext derives a stream's context: cancelled with errShutdown
+// when the server shuts down, or with the cause given to cancel.
+func (s *Server) streamContext() (context.Context, context.CancelCauseFunc) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	stop := context.AfterFunc(s.streamCtx, func() { cancel(errShutdown) })
+	return ctx, func(cause error) {
+		stop()
+		cancel(cause)
+	}
+}
+
+// trackStream counts an open stream until the returned func is called.
+func (s *Server) trackStream(kind string) func() {
+	s.streamsWG.Add(1)
+	g := s.metrics.streams.WithLabelValues(kind)
+	g.Inc()
+	return func() {
+		g.Dec()
+		s.streamsWG.Done()
+	}
+}
