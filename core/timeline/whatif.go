@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"fmt"
+	"maps"
 	"strconv"
 
 	"github.com/racetrack-sim/racetrack/core/scenario"
@@ -150,22 +151,11 @@ func (tl *Timeline) Branch(i, choice, option int) (Branch, error) {
 		return Branch{}, fmt.Errorf("%w: option %d of %q at step %d is the one the run took", ErrChoice, option, a.Label, i)
 	}
 	spec := tl.spec
-	spec.Params = cloneParams(tl.spec.Params)
+	spec.Params = maps.Clone(tl.spec.Params)
 	spec.Schedule = append(append(make([]int, 0, a.Choice+1), tl.schedule[:a.Choice]...), option)
 	text := a.Label + " = option " + strconv.Itoa(option)
 	if option < len(a.Options) {
 		text = a.Options[option].Text
 	}
 	return Branch{Parent: tl.id, Step: i, Choice: a.Choice, Option: option, Text: text, Spec: spec}, nil
-}
-
-func cloneParams(p map[string]any) map[string]any {
-	if p == nil {
-		return nil
-	}
-	out := make(map[string]any, len(p))
-	for k, v := range p {
-		out[k] = v
-	}
-	return out
 }

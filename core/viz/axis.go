@@ -1,0 +1,124 @@
+package viz
+
+import (
+	"math"
+	"strconv"
+)
+
+// niceTicks returns about n round values (1, 2 or 5 times a power of ten
+// apart) covering [lo, hi].
+func niceTicks(lo, hi float64, n int) []float64 {
+	if !(hi > lo) || n < 1 {
+		return []float64{lo}
+	}
+	step := niceStep((hi - lo) / float64(n))
+	start := math.Ceil(lo/step-1e-9) * step
+	var out []float64
+	for v := start; v <= hi+step*1e-9; v += step {
+		out = append(out, roundTo(v, step))
+		if len(out) > 4*n+4 {
+			break
+		}
+	}
+	return out
+}
+
+func niceStep(raw float64) float64 {
+	p := math.Pow(10, math.Floor(math.Log10(raw)))
+	switch f := raw / p; {
+	case f <= 1:
+		return p
+	case f <= 2:
+		return 2 * p
+	case f <= 5:
+		return 5 * p
+	}
+	return 10 * p
+}
+
+// roundTo removes the float noise of accumulating step.
+func roundTo(v, step float64) float64 {
+	if step >= 1 {
+		return math.Round(v)
+	}
+	digits := math.Ceil(-math.Log10(step)) + 1
+	p := math.Pow(10, digits)
+	r := math.Round(v*p) / p
+	if r == 0 {
+		return 0
+	}
+	return r
+}
+
+// formatNum writes v with at most prec decimals and no trailing zeros.
+func formatNum(v float64, prec int) string {
+	if v == 0 {
+		return "0"
+	}
+	s := strconv.FormatFloat(v, 'f', prec, 64)
+	if prec > 0 {
+		for s[len(s)-1] == '0' {
+			s = s[:len(s)-1]
+		}
+		if s[len(s)-1] == '.' {
+			s = s[:len(s)-1]
+		}
+	}
+	return s
+}
+
+// formatValue writes a chart value compactly (12k, 1.5M).
+func formatValue(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a >= 1e9:
+		return formatNum(v/1e9, 2) + "G"
+	case a >= 1e6:
+		return formatNum(v/1e6, 2) + "M"
+	case a >= 1e4:
+		return formatNum(v/1e3, 1) + "k"
+	case a >= 100:
+		return formatNum(v, 0)
+	case a >= 1:
+		return formatNum(v, 2)
+	}
+	return formatNum(v, 3)
+}
+
+// timeFormatter picks the unit of a time axis from its span (ms).
+func timeFormatter(span float64) (func(ms float64) string, string) {
+	if span >= 5000 {
+		return func(ms float64) string { return formatNum(ms/1000, 3) }, "s"
+	}
+	if span < 0.05 {
+		return func(ms float64) string { return formatNum(ms*1000, 3) }, "µs"
+	}
+	return func(ms float64) string { return formatNum(ms, 3) }, "ms"
+}
+
+// textWidth estimates the width of s in a font of size px (an average
+// glyph of a sans-serif font is about 0.58 em).
+func textWidth(s string, px float64) float64 {
+	n := 0
+	for range s {
+		n++
+	}
+	return float64(n) * px * 0.58
+}
+
+// truncate shortens s to at most width pixels, marking the cut with an
+// ellipsis; it returns "" when not even two characters fit.
+func truncate(s string, px, width float64) string {
+	if textWidth(s, px) <= width {
+		return s
+	}
+	maxChars := int(width/(px*0.58)) - 1
+	if maxChars < 2 {
+		return ""
+	}
+	r := []rune(s)
+	if len(r) <= maxChars {
+		return s
+	}
+	return string(r[:maxChars]) + "…"
+}
