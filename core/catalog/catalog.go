@@ -4,11 +4,13 @@ package catalog
 import (
 	"github.com/racetrack-sim/racetrack/core/philo"
 	"github.com/racetrack-sim/racetrack/core/scenario"
+	"github.com/racetrack-sim/racetrack/core/scylla"
 )
 
 // New returns the registry of every scenario.
 func New() *scenario.Registry {
 	return scenario.NewRegistry(
 		philo.Scenario(),
+		scylla.Scenario(),
 	)
 }

@@ -1,0 +1,93 @@
+package scylla
+
+import "github.com/racetrack-sim/racetrack/core/sim"
+
+// brokerTick is one iteration of view_update_backlog_broker's loop on
+// shard 0 (service/misc_services.cc), which then sleeps
+// gms::gossiper::INTERVAL.
+//
+// The read follows the backlog source: the code before PR #19341 calls
+// get_view_update_backlog() = add_fetch(0, shard 0's semaphore), which
+// refreshes shard 0's slot only; after it, get_view_update_backlog() is
+// fetch(), and with the need-publishing rule the broker calls
+// get_view_update_backlog_if_changed() = fetch_if_changed().
+//
+// The rule decides whether to publish: on-change compares with
+// backlog_published (PR #7283, bug #18461); need-publishing also publishes
+// when a backlog was added or sent in a response since the last tick, even
+// if it equals the published one (PR #18663); always publishes every tick.
+func (m *Model) brokerTick(w *sim.World, n int) sim.Action {
+	w.SetTimer(m.shardProc[m.idx(n, 0)], m.cfg.gossipInterval, tagBroker)
+	var b int64
+	flagged := false
+	switch {
+	case m.cfg.source == HandlingShard:
+		b = m.addFetch(n, 0, false)
+		flagged = m.takeFlags(n)
+	case m.cfg.rule == NeedPublishing:
+		b, flagged = m.fetchIfChanged(n)
+	default:
+		b = m.fetch(n, 0)
+	}
+	changed := !m.hasPublished[n] || b != m.published[n]
+	var why string
+	switch m.cfg.rule {
+	case OnChange:
+		if changed {
+			why = "changed"
+		}
+	case NeedPublishing:
+		switch {
+		case flagged:
+			why = "need_publishing"
+		case changed:
+			why = "changed"
+		}
+	case Always:
+		why = "every tick"
+	}
+	v := relText(m.rel(b))
+	if why == "" {
+		return sim.Local("broker: backlog "+v+" = last published, not gossiped", 0)
+	}
+	m.publish(w, n, b)
+	return sim.Local("broker: gossip backlog "+v+" ("+why+")", 0)
+}
+
+// publish is add_local_application_state(VIEW_BACKLOG, "current:max:ts"),
+// ts being the publisher's clock. The local endpoint's on_change runs at
+// once; the other nodes learn it through gossip rounds.
+func (m *Model) publish(w *sim.World, n int, b int64) {
+	m.published[n], m.publishedAt[n], m.hasPublished[n] = b, m.now, true
+	m.applyGossip(w, n, n, b, m.now)
+	from := m.shardProc[m.idx(n, 0)]
+	for c := 0; c < m.cfg.nodes; c++ {
+		if c != n {
+			w.Send(from, m.mesh, gossipMsg{From: n, To: c, Current: b, Rel: m.rel(b), TS: m.now})
+		}
+	}
+}
+
+// onGossip is view_update_backlog_broker::on_change on node c for the
+// VIEW_BACKLOG state of node r.
+func (m *Model) onGossip(w *sim.World, c, r int, b int64, ts sim.Time) sim.Action {
+	if m.applyGossip(w, c, r, b, ts) {
+		return sim.Local(nodeName(r)+"'s backlog := "+relText(m.rel(b))+" (gossip)", 0)
+	}
+	i := c*m.cfg.nodes + r
+	return sim.Local("ignore gossip of "+nodeName(r)+" (ts "+secText(ts)+" not newer than "+secText(m.beliefAt[i])+")", 0)
+}
+
+// applyGossip stores a gossiped backlog: an unknown replica is inserted
+// (try_emplace), a known one is overwritten only if the stored timestamp is
+// older. Gossip after #19268 updates every shard's map, which the per-node
+// map here stands for.
+func (m *Model) applyGossip(w *sim.World, c, r int, b int64, ts sim.Time) bool {
+	i := c*m.cfg.nodes + r
+	if m.beliefKnown[i] && m.beliefAt[i] >= ts {
+		return false
+	}
+	m.belief[i], m.beliefAt[i], m.beliefKnown[i], m.beliefVia[i] = b, ts, true, viaGossip
+	w.Sample(m.sBelief[i], m.rel(b))
+	return true
+}

@@ -1,0 +1,201 @@
+// Package scylla models how a ScyllaDB coordinator learns the
+// materialized-view update backlog of its replicas, and two real bugs in
+// it: the backlog sent with a write response came from the shard that
+// handled the RPC rather than the shard that applied the write
+// (scylladb#18542, seed 000), and the gossip broker did not publish a
+// backlog equal to the last one it published even when a response had
+// since told coordinators something else (scylladb#18461, seed 001).
+//
+// Three levels of backlog: each shard's view-update semaphore (level 1),
+// each node's node_update_backlog with one slot per shard and a cached max
+// refreshed at most once per interval (level 2), and each coordinator's
+// map of replica backlogs with timestamps (level 3), fed by write
+// responses (overwrite) and gossip (only if newer). The coordinator delays
+// writes by min(timeLeft, relative^3 * delayLimit) from level 3 and may
+// reject them (admission control).
+//
+// Simplifications, each noted where it is modelled: the coordinator map
+// is per node (upstream one per shard; gossip updates all of them since
+// #19268); relative_size is current/max (newer upstream divides by 0.8);
+// no_backlog is {0, maxMem}; the consistency level is QUORUM of RF; the
+// view update of a write is as large as the write and always remote.
+//
+// Like all of core, it performs no I/O and reads no clock.
+package scylla
+
+import (
+	"github.com/racetrack-sim/racetrack/core/scenario"
+	"github.com/racetrack-sim/racetrack/core/sim"
+)
+
+// ID is the scenario id.
+const ID = "scylla-mv-backlog"
+
+// variants maps each variant to its two switches.
+var variants = []struct {
+	scenario.Variant
+	source Source
+	rule   Rule
+}{
+	{scenario.Variant{ID: "buggy", Title: "both bugs",
+		Help: "backlogSource=handling-shard (add_fetch on the RPC's shard, #18542) and gossipRule=on-change (#18461)"}, HandlingShard, OnChange},
+	{scenario.Variant{ID: "fixed", Title: "both fixes",
+		Help: "backlogSource=applying-shard (add on the owning shard, fetch for responses: PR #19341, #18804) and gossipRule=need-publishing (PR #18663)"}, ApplyingShard, NeedPublishing},
+	{scenario.Variant{ID: "fix-shard-only", Title: "shard fix only",
+		Help: "backlogSource=applying-shard, gossipRule=on-change: seed 000 fixed, seed 001 still there"}, ApplyingShard, OnChange},
+	{scenario.Variant{ID: "fix-gossip-only", Title: "gossip fix only",
+		Help: "backlogSource=handling-shard, gossipRule=need-publishing: seed 001 fixed, seed 000 still there"}, HandlingShard, NeedPublishing},
+	{scenario.Variant{ID: "always-gossip", Title: "gossip every second",
+		Help: "backlogSource=handling-shard, gossipRule=always: the alternative fix seed 001 proposes (and the 2018 broker)"}, HandlingShard, Always},
+}
+
+// Parameter names.
+const (
+	pNodes, pShards, pRF          = "nodes", "shards", "rf"
+	pMaxMem, pRefresh             = "maxMem", "refreshInterval"
+	pGossipInterval, pGossipDelay = "gossipInterval", "gossipDelayMax"
+	pRPCLatency                   = "rpcLatency"
+	pWriteRate, pWriteStart       = "writeRate", "writeStart"
+	pDuration, pWriteCount        = "duration", "writeCount"
+	pWriteSizes, pSizeOrder       = "writeSizes", "sizeOrder"
+	pViewLatency, pNeverFinish    = "viewWriteLatency", "neverFinishViewUpdates"
+	pDelayLimit, pWriteTimeout    = "delayLimit", "writeTimeout"
+	pAdmission, pAdmissionThresh  = "admissionControl", "admissionThreshold"
+	pHotShare, pHotShard          = "hotShardShare", "hotShard"
+	pKeyCount, pWriteTarget       = "keyCount", "writeTarget"
+)
+
+func params() []scenario.Param {
+	return []scenario.Param{
+		scenario.IntParam(pNodes, 3, 1, 16, "", "ScyllaDB nodes"),
+		scenario.IntParam(pShards, 4, 1, 64, "", "shards per node (--smp)"),
+		scenario.IntParam(pRF, 3, 1, 16, "", "replication factor, at most nodes; writes use consistency QUORUM"),
+		scenario.IntParam(pMaxMem, 250_000, 1000, 1_000_000_000, "bytes", "view-update memory per shard (the view_update_limit injection: 250000; upstream default is 10% of shard memory)"),
+		scenario.DurationParam(pRefresh, 10, 0, 1000, "node_update_backlog refresh interval (_interval, 10 ms)"),
+		scenario.DurationParam(pGossipInterval, 1000, 10, 60_000, "view_update_backlog_broker period (gms::gossiper::INTERVAL)"),
+		scenario.DurationParam(pGossipDelay, 1000, 0, 60_000, "longest gossip propagation delay; each value takes 0 to this, at 1 ms resolution"),
+		scenario.DurationParam(pRPCLatency, 1, 0.005, 1000, "longest one-way RPC latency between nodes (the shortest is a fifth of it)"),
+		scenario.FloatParam(pWriteRate, 20, 0.01, 10_000, "writes/s", "client write rate; gaps are uniform in [0.5, 1.5] / rate at 1 ms resolution"),
+		scenario.DurationParam(pWriteStart, 100, 0, 3_600_000, "time of the first write"),
+		scenario.DurationParam(pDuration, 60_000, 0, 3_600_000, "the client writes until this time"),
+		scenario.IntParam(pWriteCount, 0, 0, 1_000_000, "writes", "stop after this many writes (0: until duration)"),
+		scenario.IntListParam(pWriteSizes, []int64{1000, 2000, 4000, 8000, 16000, 32000, 64000}, 1, 1_000_000_000, "bytes", "write sizes; a write's view update is as large"),
+		scenario.EnumParam(pSizeOrder, "random", []string{"random", "cycle"}, "draw each write's size from writeSizes, or take them in order"),
+		scenario.DurationParam(pViewLatency, 300, 0, 60_000, "remote view write latency; each takes 0.5x to 1.5x of it, at 1 ms resolution"),
+		scenario.BoolParam(pNeverFinish, false, "remote view updates never finish (the never_finish_remote_view_updates injection)"),
+		scenario.DurationParam(pDelayLimit, 1000, 0, 60_000, "MV flow-control delay limit (view_flow_control_delay_limit_in_ms)"),
+		scenario.DurationParam(pWriteTimeout, 2000, 1, 60_000, "write timeout; the flow-control delay never exceeds what is left of it"),
+		scenario.BoolParam(pAdmission, false, "reject writes whose targets' believed backlog exceeds admissionThreshold (can_update_views); a rejected write gets no response"),
+		scenario.FloatParam(pAdmissionThresh, 0.8, 0, 1, "relative", "admission-control threshold"),
+		scenario.FloatParam(pHotShare, 0, 0, 1, "", "share of writes whose key lives on hotShard"),
+		scenario.IntParam(pHotShard, 1, 0, 63, "", "the hot shard (below shards)"),
+		scenario.IntParam(pKeyCount, 100_000, 1, 1_000_000_000, "keys", "distinct partition keys (1: every write hits one key, as in test_mv_backlog.py)"),
+		scenario.EnumParam(pWriteTarget, targetAny, []string{targetAny, targetLocal, targetRemote}, "coordinator: any node, the key's first replica (local write), or a node that is not a replica (remote write; needs rf < nodes)"),
+	}
+}
+
+var sizesOfTest = []int64{1000, 4000, 16000, 64000}
+
+func presets() []scenario.Preset {
+	return []scenario.Preset{
+		{ID: "wrong-shard-remote", Title: "Wrong shard, remote write (seed 000)",
+			Story: "The shape of test_view_backlog_increased_after_write: 2 nodes, 5 shards, RF 1, one key, writes of 1000, 4000, 16000 and 64000 bytes " +
+				"coordinated by the other node on a random shard; view updates never finish. The replica answers with the backlog of the shard " +
+				"that handled the RPC, not of the shard that holds the view updates.",
+			Params: map[string]any{pNodes: int64(2), pShards: int64(5), pRF: int64(1), pKeyCount: int64(1), pWriteTarget: targetRemote,
+				pWriteSizes: sizesOfTest, pSizeOrder: "cycle", pWriteCount: int64(4), pWriteRate: 4.0, pDuration: 2000.0, pNeverFinish: true},
+			MaxTime: 5000, MaxSteps: 100_000, Property: PropApplyingShard},
+		{ID: "wrong-shard-local", Title: "Wrong shard, local write (seed 000)",
+			Story: "The coordinator is the replica: lmutate applies the write on the key's shard, then records its own backlog as seen from the " +
+				"coordinator's shard. Eight writes to one key, 4 shards, view updates finishing after about 500 ms.",
+			Params: map[string]any{pNodes: int64(2), pShards: int64(4), pRF: int64(1), pKeyCount: int64(1), pWriteTarget: targetLocal,
+				pWriteSizes: sizesOfTest, pSizeOrder: "cycle", pWriteCount: int64(8), pWriteRate: 4.0, pDuration: 4000.0, pViewLatency: 500.0},
+			MaxTime: 6000, MaxSteps: 100_000, Property: PropApplyingShard},
+		{ID: "stale-gossip", Title: "Stale gossip (seed 001)",
+			Story: "The five steps of seed 001: (1) the cluster starts and gossips empty backlogs; (2) at 1 s n2's broker sees no change; " +
+				"(3) at 1.2 s a write from n1 raises n1's belief about n2 through the response; (4) n2's view update finishes before 2 s; " +
+				"(5) from then on n2's broker sees 0.00 = last published and never gossips again, so n1 believes 0.62 for ever.",
+			Params: map[string]any{pNodes: int64(2), pShards: int64(1), pRF: int64(1), pKeyCount: int64(1), pWriteTarget: targetRemote,
+				pWriteSizes: []int64{155_000}, pWriteCount: int64(1), pWriteRate: 1.0, pWriteStart: 1200.0, pDuration: 1200.0, pViewLatency: 300.0},
+			MaxTime: 5000, MaxSteps: 100_000, Property: PropConverges},
+		{ID: "steady-hot-shard", Title: "Steady load on a hot shard",
+			Story: "3 nodes x 4 shards, RF 3, 20 writes/s for two minutes, half of them on shard 1. The coordinators' beliefs follow the shards " +
+				"that happened to handle RPCs, so the flow-control delay is wrong while the load lasts and stays wrong after it stops.",
+			Params:  map[string]any{pHotShare: 0.5, pViewLatency: 1000.0, pDuration: 120_000.0},
+			MaxTime: 126_000, MaxSteps: 2_000_000, Property: PropConverges},
+	}
+}
+
+// Scenario is the catalog entry.
+func Scenario() *scenario.Scenario {
+	vs := make([]scenario.Variant, len(variants))
+	for i := range variants {
+		vs[i] = variants[i].Variant
+	}
+	return &scenario.Scenario{
+		ID:    ID,
+		Title: "ScyllaDB materialized-view backlog",
+		Summary: "A coordinator believes a replica is overloaded (or idle) when it is not, and throttles writes wrongly: " +
+			"the backlog comes from the wrong shard (seed 000) and gossip goes stale (seed 001).",
+		Story: "ScyllaDB slows writes to a base table with materialized views by the replicas' view-update backlog. Each shard's " +
+			"semaphore counts the bytes of pending view updates; each node aggregates its shards in node_update_backlog; each " +
+			"coordinator keeps a map of replica backlogs, fed by write responses and by gossip every second. Before the fixes, a " +
+			"response carried the backlog of the shard that happened to handle the RPC, not of the shard that applied the write " +
+			"and holds the view updates; and the gossip broker skipped a backlog equal to the one it last published, even after " +
+			"a response had told the coordinator something else. Either way the coordinator's belief drifts from the truth and stays there.",
+		Links: []scenario.Link{
+			{Title: "scylladb#18542: the gossiped view update backlog is updated on the wrong shard", URL: "https://github.com/scylladb/scylladb/issues/18542"},
+			{Title: "scylladb#18461: view update backlog may not be gossiped if it's already been updated with a response", URL: "https://github.com/scylladb/scylladb/issues/18461"},
+			{Title: "PR #19341: update the backlog on the shard that generates view updates", URL: "https://github.com/scylladb/scylladb/pull/19341"},
+			{Title: "PR #18663: gossip the same backlog if a different backlog was sent in a response", URL: "https://github.com/scylladb/scylladb/pull/18663"},
+			{Title: "scylladb#18783 / PR #18804: refresh the backlog when view updates finish", URL: "https://github.com/scylladb/scylladb/pull/18804"},
+			{Title: "db/view/view.cc (node_update_backlog)", URL: "https://github.com/scylladb/scylladb/blob/master/db/view/view.cc"},
+			{Title: "service/storage_proxy.cc", URL: "https://github.com/scylladb/scylladb/blob/master/service/storage_proxy.cc"},
+			{Title: "service/misc_services.cc (view_update_backlog_broker)", URL: "https://github.com/scylladb/scylladb/blob/master/service/misc_services.cc"},
+			{Title: "test_mv_backlog.py", URL: "https://github.com/scylladb/scylladb/blob/master/test/topology_custom/test_mv_backlog.py"},
+		},
+		Variants: vs,
+		Presets:  presets(),
+		Params:   params(),
+		Properties: []scenario.PropertyInfo{
+			{Name: PropConverges, Kind: sim.KindEventually, Help: "once a replica's true backlog is stable for longer than a broker period, a propagation and a refresh (plus slack), every coordinator believes it"},
+			{Name: PropApplyingShard, Kind: sim.KindAlways, Help: "a write response carries at least the backlog of the shard that applied the write, up to one refresh interval of staleness"},
+		},
+		New: build,
+	}
+}
+
+// build turns a variant and normalised values into a model, rejecting
+// combinations the schema cannot express.
+func build(variant string, v scenario.Values) (sim.Model, error) {
+	cfg := config{
+		nodes: v.Int(pNodes), shards: v.Int(pShards), rf: v.Int(pRF),
+		maxMem: int64(v.Int(pMaxMem)), refresh: v.Duration(pRefresh),
+		gossipInterval: v.Duration(pGossipInterval), gossipDelayMax: v.Duration(pGossipDelay),
+		writeRate: v.Float(pWriteRate), writeStart: v.Duration(pWriteStart), duration: v.Duration(pDuration),
+		writeCount: v.Int(pWriteCount), sizes: v.Ints(pWriteSizes), randomSizes: v.String(pSizeOrder) == "random",
+		viewWriteLatency: v.Duration(pViewLatency), neverFinish: v.Bool(pNeverFinish),
+		delayLimit: v.Duration(pDelayLimit), writeTimeout: v.Duration(pWriteTimeout),
+		admission: v.Bool(pAdmission), admissionThreshold: v.Float(pAdmissionThresh),
+		hotShardShare: v.Float(pHotShare), hotShard: v.Int(pHotShard),
+		keyCount: v.Int(pKeyCount), target: v.String(pWriteTarget),
+	}
+	cfg.rpcMax = v.Duration(pRPCLatency)
+	cfg.rpcMin = cfg.rpcMax / 5
+	cfg.hopMin, cfg.hopMax = sim.Microsecond, 5*sim.Microsecond
+	switch {
+	case cfg.rf > cfg.nodes:
+		return nil, &scenario.FieldError{Field: "params." + pRF, Msg: "is larger than nodes"}
+	case cfg.hotShardShare > 0 && cfg.hotShard >= cfg.shards:
+		return nil, &scenario.FieldError{Field: "params." + pHotShard, Msg: "must be below shards"}
+	case cfg.target == targetRemote && cfg.rf >= cfg.nodes:
+		return nil, &scenario.FieldError{Field: "params." + pWriteTarget, Msg: "remote needs a node that is not a replica: rf must be below nodes"}
+	}
+	for _, x := range variants {
+		if x.ID == variant {
+			cfg.source, cfg.rule = x.source, x.rule
+			return newModel(cfg), nil
+		}
+	}
+	return nil, &scenario.FieldError{Field: "variant", Msg: "unknown variant " + variant}
+}

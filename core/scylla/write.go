@@ -1,0 +1,379 @@
+package scylla
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/racetrack-sim/racetrack/core/sim"
+)
+
+// Handle runs one step of one actor: a shard, the client or the gossip mesh.
+func (m *Model) Handle(w *sim.World, p *sim.Proc, ev *sim.Event) sim.Action {
+	m.now = w.Now()
+	m.bad = respCheck{}
+	switch p.ID {
+	case m.client:
+		return m.handleClient(w, ev)
+	case m.mesh:
+		g := ev.Payload.(gossipMsg)
+		w.Send(m.mesh, m.shardProc[m.idx(g.To, 0)], g)
+		return sim.Local("gossip of "+nodeName(g.From)+" reaches "+nodeName(g.To), 0)
+	}
+	n, s := int(p.Node), p.Shard
+	if ev.Kind == sim.EvTimer {
+		switch tagKind(ev.Timer) {
+		case tagBroker:
+			return m.brokerTick(w, n)
+		case tagViewDone:
+			return m.viewUpdateDone(w, n, s, tagArg(ev.Timer))
+		case tagFlowDone:
+			return m.flowDone(w, n, int32(tagArg(ev.Timer)))
+		}
+		w.Failf("%s: unknown timer %d", p.Name, ev.Timer)
+		return sim.Local("?", 0)
+	}
+	switch msg := ev.Payload.(type) {
+	case writeReq:
+		return m.coordinate(w, n, s, msg.W)
+	case mutation:
+		return m.handleMutation(w, n, s, msg.W)
+	case applyReq:
+		return m.handleApply(w, n, s, msg)
+	case applied:
+		return m.handleApplied(w, n, s, msg)
+	case mutationDone:
+		return m.gotResponse(w, n, msg)
+	case gossipMsg:
+		return m.onGossip(w, n, msg.From, msg.Current, msg.TS)
+	}
+	w.Failf("%s: unexpected message %T", p.Name, ev.Payload)
+	return sim.Local("?", 0)
+}
+
+// handleClient issues writes at writeRate and collects answers.
+func (m *Model) handleClient(w *sim.World, ev *sim.Event) sim.Action {
+	if ev.Kind == sim.EvDeliver {
+		return sim.Local("client: "+ev.Payload.(writeReply).Label(), 0)
+	}
+	c := &m.cfg
+	if (c.writeCount > 0 && m.issued >= c.writeCount) || m.now > c.duration {
+		return sim.Local("client stops writing", 0)
+	}
+	x := m.drawWrite(w)
+	m.issued++
+	w.Send(m.client, m.shardProc[m.idx(x.Coord, x.CShard)], writeReq{W: x})
+	more := (c.writeCount == 0 || m.issued < c.writeCount)
+	if more {
+		mean := sim.Time(float64(sim.Second) / c.writeRate)
+		gap := w.Between(mean/2, mean*3/2, sim.Millisecond, "time to next write")
+		if m.now+gap <= c.duration {
+			w.SetTimer(m.client, gap, tagClientNext)
+		}
+	}
+	return sim.Local("client sends "+x.name()+" to "+shardName(x.Coord, x.CShard), 0)
+}
+
+// drawWrite picks the next write: its key (a token on the ring, which
+// names its owning shard, token mod shards, and its first replica), its
+// size, and the coordinator shard the driver sends it to.
+func (m *Model) drawWrite(w *sim.World) writeInfo {
+	c := &m.cfg
+	N, S := c.nodes, c.shards
+	key := w.Choose(c.keyCount, "key")
+	token := uint32(sim.Mix64(uint64(key)^m.salt) >> 33)
+	if c.hotShardShare > 0 && w.Chance(c.hotShardShare, "hot shard?") {
+		token = token - token%uint32(S) + uint32(c.hotShard)
+	}
+	x := writeInfo{ID: int32(m.issued + 1), Token: token, Applying: int(token % uint32(S)), Owner: int(token / uint32(S) % uint32(N))}
+	if c.randomSizes {
+		x.Bytes = c.sizes[w.Choose(len(c.sizes), "write size")]
+	} else {
+		x.Bytes = c.sizes[m.issued%len(c.sizes)]
+	}
+	switch c.target {
+	case targetLocal:
+		x.Coord = x.Owner
+	case targetRemote:
+		x.Coord = (x.Owner + c.rf + w.Choose(N-c.rf, "coordinator node")) % N
+	default:
+		x.Coord = w.Choose(N, "coordinator node")
+	}
+	x.CShard = w.Choose(S, "coordinator shard")
+	return x
+}
+
+// replicas lists the write's replicas: RF consecutive nodes on the ring.
+func (m *Model) replica(x writeInfo, i int) int { return (x.Owner + i) % m.cfg.nodes }
+
+// quorum is the consistency level: QUORUM of RF.
+func (m *Model) quorum() int8 { return int8(m.cfg.rf/2 + 1) }
+
+// coordinate runs storage_proxy::mutate on coordinator shard s of node n:
+// admission control (can_update_views), then the write to every replica,
+// locally through apply_locally (lmutate) or remotely (send_mutation).
+func (m *Model) coordinate(w *sim.World, n, s int, x writeInfo) sim.Action {
+	c := &m.cfg
+	if c.admission {
+		worst, b := -1, int64(0)
+		for i := 0; i < c.rf; i++ {
+			r := m.replica(x, i)
+			if v := m.believed(n, r); worst < 0 || v > b {
+				worst, b = r, v
+			}
+		}
+		if m.rel(b) > c.admissionThreshold {
+			m.rejected++
+			w.Sample(m.sRejected, float64(m.rejected))
+			w.Send(m.shardProc[m.idx(n, s)], m.client, writeReply{ID: x.ID, Outcome: outcomeRejected})
+			return sim.Local("reject "+x.name()+": believes "+nodeName(worst)+" at "+relText(m.rel(b))+" > "+relText(c.admissionThreshold), 0)
+		}
+	}
+	m.inflight = append(m.inflight, coordWrite{w: x, start: m.now})
+	label := "coordinate " + x.name() + " →"
+	for i := 0; i < c.rf; i++ {
+		r := m.replica(x, i)
+		label += " " + nodeName(r)
+		switch {
+		case r != n:
+			w.Send(m.shardProc[m.idx(n, s)], m.shardProc[m.idx(r, s)], mutation{W: x})
+		case x.Applying == s:
+			ok := m.apply(w, n, s, x)
+			m.gotBacklog(w, n, n, m.responseBacklog(n, s, x))
+			m.countResponse(w, n, x.ID, ok)
+			label += " (applied here)"
+		default:
+			w.Send(m.shardProc[m.idx(n, s)], m.shardProc[m.idx(n, x.Applying)], applyReq{W: x, Local: true})
+		}
+	}
+	return sim.Local(label, 0)
+}
+
+// handleMutation is remote::handle_write on the replica shard the RPC
+// arrived on (the coordinator's shard id): apply_fn submits the mutation to
+// the owning shard, and send_mutation_done answers from this shard.
+func (m *Model) handleMutation(w *sim.World, n, s int, x writeInfo) sim.Action {
+	if x.Applying == s {
+		ok := m.apply(w, n, s, x)
+		m.respond(w, n, s, x, ok)
+		return sim.Local("apply "+x.name()+" here (+"+bytesText(x.Bytes)+" view updates) and answer", 0)
+	}
+	w.Send(m.shardProc[m.idx(n, s)], m.shardProc[m.idx(n, x.Applying)], applyReq{W: x})
+	return sim.Local("handle "+x.name()+": submit to owning shard s"+strconv.Itoa(x.Applying), 0)
+}
+
+// handleApply runs the apply on the owning shard and hands back.
+func (m *Model) handleApply(w *sim.World, n, s int, a applyReq) sim.Action {
+	ok := m.apply(w, n, s, a.W)
+	w.Send(m.shardProc[m.idx(n, s)], m.shardProc[m.idx(n, a.W.CShard)], applied{W: a.W, OK: ok, Local: a.Local})
+	if !ok {
+		return sim.Local("apply "+a.W.name()+": view update backlog exceeded the limit", 0)
+	}
+	return sim.Local("apply "+a.W.name()+": +"+bytesText(a.W.Bytes)+" view updates, s"+strconv.Itoa(s)+" at "+relText(m.rel(m.sem[m.idx(n, s)])), 0)
+}
+
+// handleApplied is the handling shard once the owning shard is done: the
+// replica answers the coordinator, or, on the coordinator itself, lmutate's
+// continuation calls got_response(my_address, get_view_update_backlog()).
+func (m *Model) handleApplied(w *sim.World, n, s int, a applied) sim.Action {
+	if a.Local {
+		v := m.responseBacklog(n, s, a.W)
+		m.gotBacklog(w, n, n, v)
+		m.countResponse(w, n, a.W.ID, a.OK)
+		return sim.Local(a.W.name()+" applied locally; "+nodeName(n)+"'s own backlog := "+relText(m.rel(v)), 0)
+	}
+	v := m.respond(w, n, s, a.W, a.OK)
+	return sim.Local("answer "+a.W.name()+" with backlog "+relText(m.rel(v)), 0)
+}
+
+// apply is database::apply on the owning shard followed by view-update
+// generation (mutate_MV): the view updates take semaphore units, held until
+// the remote view write completes. Under the view_update_limit injection a
+// shard without units left fails the write.
+func (m *Model) apply(w *sim.World, n, s int, x writeInfo) bool {
+	i := m.idx(n, s)
+	if m.sem[i]+x.Bytes > m.cfg.maxMem {
+		return false
+	}
+	m.setSem(w, n, s, m.sem[i]+x.Bytes)
+	m.updates[i]++
+	if !m.cfg.neverFinish {
+		lat := m.cfg.viewWriteLatency
+		d := w.Between(lat/2, lat*3/2, sim.Millisecond, "view write latency")
+		w.SetTimer(m.shardProc[i], d, tagOf(tagViewDone, x.Bytes))
+	}
+	if m.cfg.source == ApplyingShard {
+		m.add(n, s) // update_view_update_backlog() after builder.close()
+	}
+	return true
+}
+
+// viewUpdateDone is the continuation of a remote view update in mutate_MV:
+// its units go back to the semaphore, and after #18804 the shard add()s its
+// new backlog.
+func (m *Model) viewUpdateDone(w *sim.World, n, s int, bytes int64) sim.Action {
+	i := m.idx(n, s)
+	m.setSem(w, n, s, m.sem[i]-bytes)
+	m.updates[i]--
+	if m.cfg.source == ApplyingShard {
+		m.add(n, s)
+	}
+	return sim.Local("remote view update done: −"+bytesText(bytes)+", s"+strconv.Itoa(s)+" at "+relText(m.rel(m.sem[i])), 0)
+}
+
+// respond is send_mutation_done / send_mutation_failed from handling shard
+// s of replica n, with p->get_view_update_backlog().
+func (m *Model) respond(w *sim.World, n, s int, x writeInfo, ok bool) int64 {
+	v := m.responseBacklog(n, s, x)
+	w.Send(m.shardProc[m.idx(n, s)], m.shardProc[m.idx(x.Coord, x.CShard)],
+		mutationDone{ID: x.ID, Replica: n, Backlog: v, Rel: m.rel(v), OK: ok})
+	return v
+}
+
+// responseBacklog is storage_proxy::get_view_update_backlog() on handling
+// shard s of node n: add_fetch(this_shard_id(), own semaphore) before the
+// fix, fetch() after. It also checks response-from-applying-shard: the
+// value must cover the applying shard's backlog now, or as of the node's
+// last refresh if that is less than one interval old.
+func (m *Model) responseBacklog(n, s int, x writeInfo) int64 {
+	var v int64
+	if m.cfg.source == HandlingShard {
+		v = m.addFetch(n, s, true)
+	} else {
+		v = m.fetch(n, s)
+	}
+	a := m.idx(n, x.Applying)
+	required := m.sem[a]
+	if m.now-m.lastUpdate[n] < m.cfg.refresh {
+		required = min(required, m.truthAtRefresh[a])
+	}
+	if v < required && !m.bad.set {
+		m.bad = respCheck{set: true, id: x.ID, replica: n, handling: s, applied: x.Applying, carried: v, required: required}
+	}
+	return v
+}
+
+// believed is get_backlog_of(ep): the coordinator's stored backlog of a
+// replica, no_backlog when unknown.
+func (m *Model) believed(c, r int) int64 {
+	i := c*m.cfg.nodes + r
+	if !m.beliefKnown[i] {
+		return 0
+	}
+	return m.belief[i]
+}
+
+// gotBacklog is maybe_update_view_backlog_of(replica, backlog): the
+// response path overwrites unconditionally, stamped with the coordinator's
+// clock.
+func (m *Model) gotBacklog(w *sim.World, c, r int, v int64) {
+	i := c*m.cfg.nodes + r
+	m.belief[i], m.beliefAt[i], m.beliefKnown[i], m.beliefVia[i] = v, m.now, true, viaResponse
+	w.Sample(m.sBelief[i], m.rel(v))
+}
+
+// gotResponse is storage_proxy::got_response / got_failure_response on
+// the coordinator shard.
+func (m *Model) gotResponse(w *sim.World, c int, d mutationDone) sim.Action {
+	m.gotBacklog(w, c, d.Replica, d.Backlog)
+	m.countResponse(w, c, d.ID, d.OK)
+	return sim.Local("w"+strconv.Itoa(int(d.ID))+": "+nodeName(d.Replica)+"'s backlog := "+relText(d.Rel)+" (response)", 0)
+}
+
+func (m *Model) findWrite(id int32) int {
+	for i := range m.inflight {
+		if m.inflight[i].w.ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// countResponse is the response handler: once the consistency level is
+// reached the write is delayed by MV flow control
+// (abstract_write_response_handler::delay), once too many replicas failed
+// it fails.
+func (m *Model) countResponse(w *sim.World, c int, id int32, ok bool) {
+	k := m.findWrite(id)
+	if k < 0 {
+		w.Failf("response for unknown write w%d", id)
+		return
+	}
+	x := &m.inflight[k]
+	x.answered++
+	if ok {
+		x.acks++
+	} else {
+		x.fails++
+	}
+	q := m.quorum()
+	switch {
+	case x.done:
+	case x.acks >= q:
+		x.done = true
+		d := m.throttle(w, c, x)
+		if d > 0 {
+			w.SetTimer(m.shardProc[m.idx(c, x.w.CShard)], d, tagOf(tagFlowDone, int64(id)))
+			return
+		}
+		m.reply(w, c, x, outcomeOK)
+	case x.fails > int8(m.cfg.rf)-q:
+		x.done = true
+		m.reply(w, c, x, outcomeFailed)
+	}
+	if x.done && int(x.answered) == m.cfg.rf && !x.delayLeft {
+		m.inflight = append(m.inflight[:k], m.inflight[k+1:]...)
+	}
+}
+
+// throttle computes the flow-control delay of a write that reached its
+// consistency level, from the coordinator's beliefs about its targets, and
+// the delay the replicas' true backlogs would give.
+func (m *Model) throttle(w *sim.World, c int, x *coordWrite) sim.Time {
+	var believed, truth int64
+	for i := 0; i < m.cfg.rf; i++ {
+		r := m.replica(x.w, i)
+		believed = max(believed, m.believed(c, r))
+		truth = max(truth, m.truth[r])
+	}
+	budget := max(0, m.cfg.writeTimeout-(m.now-x.start))
+	d := m.delayFor(believed, budget)
+	td := m.delayFor(truth, budget)
+	m.lastDelay[c], m.lastTrueDelay[c] = d, td
+	w.Sample(m.sDelay[c], d.Millis())
+	w.Sample(m.sTrueDelay[c], td.Millis())
+	x.delay, x.delayLeft = d, d > 0
+	return d
+}
+
+// delayFor mirrors calculate_view_update_throttling_delay:
+// min(budget, relative^3 * delay_limit).
+func (m *Model) delayFor(b int64, budget sim.Time) sim.Time {
+	r := m.rel(b)
+	d := sim.Time(math.Round(r * r * r * float64(m.cfg.delayLimit)))
+	return min(d, budget)
+}
+
+// flowDone ends a write's flow-control delay and answers the client.
+func (m *Model) flowDone(w *sim.World, c int, id int32) sim.Action {
+	k := m.findWrite(id)
+	if k < 0 {
+		w.Failf("flow-control timer for unknown write w%d", id)
+		return sim.Local("?", 0)
+	}
+	x := &m.inflight[k]
+	x.delayLeft = false
+	m.reply(w, c, x, outcomeOK)
+	if int(x.answered) == m.cfg.rf {
+		m.inflight = append(m.inflight[:k], m.inflight[k+1:]...)
+	}
+	return sim.Local("w"+strconv.Itoa(int(id))+": flow-control delay over", 0)
+}
+
+func (m *Model) reply(w *sim.World, c int, x *coordWrite, outcome uint8) {
+	if outcome == outcomeOK {
+		m.succeeded++
+	} else {
+		m.failed++
+	}
+	w.Send(m.shardProc[m.idx(c, x.w.CShard)], m.client, writeReply{ID: x.w.ID, Outcome: outcome, Delay: x.delay})
+}
