@@ -1,7 +1,443 @@
 package check
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+
+	"github.com/racetrack-sim/racetrack/core/scenario"
+	"github.com/racetrack-sim/racetrack/core/sim"
+)
+
+// Symmetric is implemented by models whose processes are interchangeable
+// (identical clients, the philosophers of a round table): renaming the
+// processes and mutexes by any of the listed permutations maps every
+// behaviour to a behaviour and the searched properties to themselves.
+// With the symmetry reduction on, bfs and dfs store each state once per
+// orbit: its hash is the least over the symmetries.
+type Symmetric interface {
+	// Symmetries lists the permutations (the identity not needed).
+	Symmetries(w *sim.World) []sim.Permutation
+	// HashPermuted folds the model's state as it is after renaming by p;
+	// p == nil is the identity.
+	HashPermuted(h *sim.Hasher, p *sim.Permutation)
+}
+
+// UnlockedSharing is implemented by models whose threads share state
+// outside the kernel's mutexes (atomics, racy reads) and returns true
+// then. The sleep-set and partial-order reductions assume that steps of
+// different threads touching different mutexes commute; for such a model
+// they treat every pair of steps as dependent instead.
+type UnlockedSharing interface {
+	SharesUnlockedState() bool
+}
+
+// node is a state waiting to be expanded.
+type node struct {
+	w     *sim.World
+	hash  uint64
+	sleep []footprint // transitions not to take from here, by process
+}
+
+// footprint is what one step touched.
+type footprint struct {
+	proc sim.ProcID
+	// global: the step may touch anything (an actor's step, a message
+	// sent, a timer set, a value drawn, a fault).
+	global bool
+	mutex  int32 // the mutex touched, or -1
+}
+
+// independent reports whether two steps commute: different processes,
+// neither global, no common mutex.
+func independent(a, b footprint) bool {
+	return a.proc != b.proc && !a.global && !b.global && (a.mutex < 0 || b.mutex < 0 || a.mutex != b.mutex)
+}
+
+// graphEngine is bfs (a FIFO frontier: the first violation found has a
+// shortest schedule in steps) and dfs (a LIFO frontier), over canonical
+// state hashes.
+type graphEngine struct {
+	x        *Explorer
+	lifo     bool
+	frontier []*node
+	head     int // bfs: index of the next node
+	// visited maps a state hash to the sleep set it was expanded with
+	// (as a process bit mask).
+	visited map[uint64]uint64
+	cut     bool // a state was left unexpanded at the depth bound
+	por     bool // the persistent-set reduction applies to the property
+	racy    bool
+	sym     Symmetric
+	perms   []sim.Permutation
+	// safeAt remembers which (process, pc) steps were found local, to try
+	// them first.
+	safeAt map[[2]int]bool
+}
 
 func newGraphEngine(x *Explorer) (engine, error) {
-	return nil, fmt.Errorf("%w: %s is not implemented yet", ErrUnsupported, x.cfg.Strategy)
+	w, err := x.newWorld(x.base, nil)
+	if err != nil {
+		return nil, err
+	}
+	if !w.Untimed() {
+		return nil, fieldErr("preset", "%s/%s is timed; %s explores untimed models only (choose an untimed preset such as lock-level, or a random or pct search)",
+			x.sc.ID, x.base.Preset, x.cfg.Strategy)
+	}
+	if len(w.Schedule()) > 0 {
+		return nil, fmt.Errorf("%w: %s makes choices in Init, which %s cannot enumerate", ErrUnsupported, x.sc.ID, x.cfg.Strategy)
+	}
+	if len(w.Procs()) > 64 && x.cfg.Reductions.Sleep {
+		return nil, fieldErr("reductions.sleep", "sleep sets handle at most 64 processes; %s has %d", x.sc.ID, len(w.Procs()))
+	}
+	e := &graphEngine{x: x, lifo: x.cfg.Strategy == DFS, visited: map[uint64]uint64{}, safeAt: map[[2]int]bool{}}
+	if u, ok := w.Model().(UnlockedSharing); ok {
+		e.racy = u.SharesUnlockedState()
+	}
+	e.por = x.cfg.Reductions.POR && !e.racy
+	for _, p := range w.PropertyList() {
+		if x.cfg.Property != "" && p.Name != x.cfg.Property {
+			continue
+		}
+		if p.Kind == sim.KindAlways {
+			// A persistent set preserves the reachable end states, not
+			// every intermediate state an invariant must hold in.
+			e.por = false
+		}
+	}
+	if s, ok := w.Model().(Symmetric); ok && x.cfg.Reductions.Symmetry {
+		e.sym, e.perms = s, s.Symmetries(w)
+	}
+	root := &node{w: w}
+	root.hash = e.hash(w)
+	e.visited[root.hash] = 0
+	e.frontier = append(e.frontier, root)
+	x.prog.States, x.prog.Frontier = 1, 1
+	return e, nil
+}
+
+// hash is the canonical hash of a state.
+func (e *graphEngine) hash(w *sim.World) uint64 {
+	if e.sym == nil {
+		return w.Hash()
+	}
+	m := w.Model().(Symmetric)
+	best := w.HashPermuted(nil, func(h *sim.Hasher) { m.HashPermuted(h, nil) })
+	for i := range e.perms {
+		p := &e.perms[i]
+		best = min(best, w.HashPermuted(p, func(h *sim.Hasher) { m.HashPermuted(h, p) }))
+	}
+	return best
+}
+
+func (e *graphEngine) step(budget int) int {
+	x := e.x
+	used := 0
+	for used < budget && x.found == nil && x.err == nil {
+		n := e.pop()
+		if n == nil {
+			x.prog.Done = true
+			x.verified = !e.cut
+			break
+		}
+		if len(e.visited) >= x.cfg.Budget.States {
+			x.prog.Done = true
+			break
+		}
+		used++
+		e.expand(n)
+		x.prog.States = len(e.visited)
+		x.prog.Frontier = len(e.frontier) - e.head
+	}
+	return used
+}
+
+func (e *graphEngine) pop() *node {
+	if e.lifo {
+		if len(e.frontier) == 0 {
+			return nil
+		}
+		n := e.frontier[len(e.frontier)-1]
+		e.frontier[len(e.frontier)-1] = nil
+		e.frontier = e.frontier[:len(e.frontier)-1]
+		return n
+	}
+	if e.head == len(e.frontier) {
+		return nil
+	}
+	n := e.frontier[e.head]
+	e.frontier[e.head] = nil
+	e.head++
+	if e.head > 4096 && e.head*2 > len(e.frontier) {
+		e.frontier = append(e.frontier[:0], e.frontier[e.head:]...)
+		e.head = 0
+	}
+	return n
+}
+
+// succ is one successor of the node being expanded.
+type succ struct {
+	w    *sim.World
+	hash uint64
+	fp   footprint
+}
+
+// expand computes the successors of n, reports a violation or a
+// completed end state, and queues the successors not seen before.
+func (e *graphEngine) expand(n *node) {
+	x := e.x
+	w := n.w
+	x.prog.Depth = max(x.prog.Depth, w.Steps())
+	ready := w.Ready()
+	if len(ready) == 0 {
+		w.StepWithin(sim.Limits{})
+		w.Finish()
+		if v, ok := x.violation(w); ok {
+			x.report(e.counterexample(w), v)
+		}
+		return
+	}
+	if w.Steps() >= x.cfg.Budget.Depth {
+		e.cut = true
+		return
+	}
+	var succs []succ
+	for _, k := range e.order(w, ready) {
+		if e.asleep(n, ready, k) {
+			continue
+		}
+		single := true
+		var vals []int
+		for {
+			c, ch, ok := e.try(w, k, vals)
+			if !ok {
+				return
+			}
+			if len(ch.ns) > 0 {
+				single = false
+			}
+			fp := e.footprint(w, c, &ready[k], ch)
+			if v, bad := x.violation(c); bad {
+				x.report(e.counterexample(c), v)
+				return
+			}
+			s := succ{w: c, hash: e.hash(c), fp: fp}
+			if single && e.por && e.safe(&ready[k], fp) {
+				if _, seen := e.visited[s.hash]; !seen {
+					// A persistent set of one: the step touches nothing
+					// another process can touch, and leads somewhere new.
+					e.push(s, e.keepAsleep(n.sleep, fp))
+					return
+				}
+			}
+			succs = append(succs, s)
+			next, more := ch.next()
+			if !more {
+				break
+			}
+			vals = next
+		}
+	}
+	var done []footprint
+	for _, s := range succs {
+		var sleep []footprint
+		if x.cfg.Reductions.Sleep {
+			sleep = e.keepAsleep(n.sleep, s.fp)
+			for _, d := range done {
+				if independent(d, s.fp) {
+					sleep = append(sleep, d)
+				}
+			}
+			if !s.fp.global {
+				done = append(done, s.fp)
+			}
+		}
+		e.push(s, sleep)
+	}
+}
+
+// keepAsleep is the part of sleep that stays asleep after step fp.
+func (e *graphEngine) keepAsleep(sleep []footprint, fp footprint) []footprint {
+	var out []footprint
+	for _, z := range sleep {
+		if independent(z, fp) {
+			out = append(out, z)
+		}
+	}
+	return out
+}
+
+// push queues a successor unless it was expanded before with a sleep set
+// no larger than this one.
+func (e *graphEngine) push(s succ, sleep []footprint) {
+	mask := maskOf(sleep)
+	stored, seen := e.visited[s.hash]
+	if seen {
+		if stored&^mask == 0 {
+			return
+		}
+		if e.sym != nil {
+			// Under symmetry the stored mask names the processes of
+			// another member of the orbit: expand again with no sleep set.
+			mask, sleep = 0, nil
+		} else {
+			mask &= stored
+			sleep = slices.DeleteFunc(sleep, func(z footprint) bool { return mask&(1<<uint(z.proc)) == 0 })
+		}
+	}
+	e.visited[s.hash] = mask
+	e.frontier = append(e.frontier, &node{w: s.w, hash: s.hash, sleep: sleep})
+}
+
+func maskOf(sleep []footprint) uint64 {
+	var m uint64
+	for _, z := range sleep {
+		m |= 1 << uint(z.proc)
+	}
+	return m
+}
+
+// asleep reports whether ready[k] is a sleeping transition: its process is
+// in the sleep set and has no other ready event.
+func (e *graphEngine) asleep(n *node, ready []sim.Event, k int) bool {
+	p := ready[k].Proc
+	in := false
+	for _, z := range n.sleep {
+		in = in || z.proc == p
+	}
+	if !in {
+		return false
+	}
+	for i := range ready {
+		if i != k && ready[i].Proc == p {
+			return false
+		}
+	}
+	return true
+}
+
+// order lists the options, the ones likely to be local first when the
+// partial-order reduction is on (a local step found early saves computing
+// the other successors).
+func (e *graphEngine) order(w *sim.World, ready []sim.Event) []int {
+	idx := make([]int, len(ready))
+	for i := range idx {
+		idx[i] = i
+	}
+	if !e.por {
+		return idx
+	}
+	rank := func(i int) int {
+		ev := &ready[i]
+		switch {
+		case ev.Kind == sim.EvAcquire:
+			return 0
+		case e.safeAt[[2]int{int(ev.Proc), w.Proc(ev.Proc).PC}]:
+			return 1
+		}
+		return 2
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return rank(a) - rank(b) })
+	return idx
+}
+
+// safe reports whether a step is alone a persistent set: a thread's step
+// that touched no kernel object another process can touch (local work, a
+// sleep, an exit, taking over a mutex already handed to it).
+func (e *graphEngine) safe(ev *sim.Event, fp footprint) bool {
+	return !fp.global && (fp.mutex < 0 || ev.Kind == sim.EvAcquire)
+}
+
+// try runs option k of w's ready events with the given values for the
+// value choices inside the step, on a copy of w.
+func (e *graphEngine) try(w *sim.World, k int, vals []int) (*sim.World, *forceChooser, bool) {
+	x := e.x
+	c := w.Snapshot()
+	ch := &forceChooser{event: k, values: vals}
+	c.SetChooser(ch)
+	x.prog.Transitions++
+	c.Step()
+	if ch.tooMany != "" {
+		x.err = fmt.Errorf("%w: %s draws %q with %d options at step %d; %s enumerates values of at most %d options (use an untimed preset, or random or pct)",
+			ErrUnsupported, e.x.sc.ID, ch.tooMany, ch.tooManyN, w.Steps(), x.cfg.Strategy, MaxValueOptions)
+		return nil, nil, false
+	}
+	if err := c.Err(); err != nil {
+		x.err = err
+		return nil, nil, false
+	}
+	return c, ch, true
+}
+
+// footprint learns what the step from w to c touched.
+func (e *graphEngine) footprint(w, c *sim.World, ev *sim.Event, ch *forceChooser) footprint {
+	st := c.LastStep()
+	p := w.Proc(ev.Proc)
+	fp := footprint{proc: ev.Proc, mutex: -1}
+	sent0, timers0 := w.Effects()
+	sent1, timers1 := c.Effects()
+	fp.global = e.racy || p.Kind != sim.Thread || len(ch.ns) > 0 || sent0 != sent1 || timers0 != timers1
+	switch st.Kind {
+	case sim.StepLock, sim.StepBlock, sim.StepUnlock:
+		fp.mutex = st.Obj
+	case sim.StepWait, sim.StepSignal:
+		fp.mutex = int32(c.Conds()[st.Obj].L)
+	case sim.StepLocal, sim.StepExit:
+	default:
+		fp.global = true
+	}
+	if !fp.global && e.por && (fp.mutex < 0 || ev.Kind == sim.EvAcquire) {
+		e.safeAt[[2]int{int(ev.Proc), p.PC}] = true
+	}
+	return fp
+}
+
+// counterexample is the spec that replays the path to w.
+func (e *graphEngine) counterexample(w *sim.World) (spec scenario.RunSpec) {
+	spec = e.x.base
+	spec.Schedule = slices.Clone(w.Schedule())
+	return spec
+}
+
+// forceChooser takes one given ready event, then the given values for the
+// value choices inside the step (0 past their end), recording how many
+// options each value choice had so the caller can enumerate them.
+type forceChooser struct {
+	event    int
+	values   []int
+	ns       []int // options of each value choice met
+	used     []int // value taken at each
+	tooMany  string
+	tooManyN int
+}
+
+func (f *forceChooser) Choose(c *sim.Choice) int {
+	if c.Kind == sim.ChooseEvent {
+		return f.event
+	}
+	if c.N > MaxValueOptions {
+		if f.tooMany == "" {
+			f.tooMany, f.tooManyN = c.Label, c.N
+		}
+		return 0
+	}
+	v := 0
+	if i := len(f.ns); i < len(f.values) {
+		v = f.values[i]
+	}
+	f.ns = append(f.ns, c.N)
+	f.used = append(f.used, v)
+	return v
+}
+
+// next is the next vector of values in lexicographic order, given the
+// options met this time (an odometer over a tree of choices).
+func (f *forceChooser) next() ([]int, bool) {
+	for j := len(f.used) - 1; j >= 0; j-- {
+		if f.used[j]+1 < f.ns[j] {
+			out := slices.Clone(f.used[:j+1])
+			out[j]++
+			return out, true
+		}
+	}
+	return nil, false
 }

@@ -1,0 +1,144 @@
+package sim
+
+import "fmt"
+
+// This file holds what the schedule explorers (core/check) need from the
+// kernel beyond stepping, cloning and hashing: what the last step touched,
+// counters of effects, and the state hash under a renaming of processes.
+
+// StepInfo describes the step executed last.
+type StepInfo struct {
+	Proc ProcID
+	Kind StepKind
+	// Obj is the mutex (lock, block, unlock), condition variable (wait,
+	// signal) or timer tag (timer) of the step, or -1.
+	Obj int32
+	// Msg is the message received, 0 otherwise.
+	Msg MsgID
+}
+
+// LastStep describes the step executed last (the zero StepInfo before the
+// first step).
+func (w *World) LastStep() StepInfo {
+	return StepInfo{Proc: w.cur.proc, Kind: w.cur.kind, Obj: w.cur.obj, Msg: w.cur.msg}
+}
+
+// Effects counts effects that reach other processes: messages sent and
+// timers set since the start of the run. An explorer compares them before
+// and after a step to learn whether the step touched anything beyond its
+// process and the kernel object LastStep names.
+func (w *World) Effects() (sent MsgID, timers int64) { return w.msgSeq, w.timerSeq }
+
+// Permutation renames processes and mutexes: process i becomes Procs[i]
+// and mutex j becomes Mutexes[j]. A nil slice leaves that kind of object
+// as it is. Nodes, condition variables and links are not renamed.
+type Permutation struct {
+	Procs   []ProcID
+	Mutexes []MutexID
+}
+
+func (p *Permutation) proc(q ProcID) ProcID {
+	if p == nil || p.Procs == nil || q < 0 {
+		return q
+	}
+	return p.Procs[q]
+}
+
+func (p *Permutation) mutex(m MutexID) MutexID {
+	if p == nil || p.Mutexes == nil || m < 0 {
+		return m
+	}
+	return p.Mutexes[m]
+}
+
+// inverse returns, for each new index, the old one.
+func inverse[T ~int32](perm []T, n int) []T {
+	inv := make([]T, n)
+	for i := range inv {
+		inv[i] = T(i)
+	}
+	for i, j := range perm {
+		inv[j] = T(i)
+	}
+	return inv
+}
+
+// HashPermuted is the state hash of the world as it would be after
+// renaming by p, with model folding the model's state renamed the same
+// way. Explorers take the least hash over a model's symmetries as the
+// canonical hash of a state (symmetry reduction). It is not equal to Hash
+// even for the identity.
+func (w *World) HashPermuted(p *Permutation, model func(h *Hasher)) uint64 {
+	h := NewHasher()
+	var procInv []ProcID
+	var mutexInv []MutexID
+	if p != nil && p.Procs != nil {
+		procInv = inverse(p.Procs, len(w.procs))
+	}
+	if p != nil && p.Mutexes != nil {
+		mutexInv = inverse(p.Mutexes, len(w.mutexes))
+	}
+	for j := range w.procs {
+		i := j
+		if procInv != nil {
+			i = int(procInv[j])
+		}
+		q := &w.procs[i]
+		h.Int(int(q.Status))
+		h.Int(q.PC)
+		h.Int(int(p.mutex(q.BlockedOn)))
+		h.Int(int(q.WaitingOn))
+	}
+	for i := range w.nodes {
+		h.Bool(w.nodes[i].Down)
+	}
+	for j := range w.mutexes {
+		i := j
+		if mutexInv != nil {
+			i = int(mutexInv[j])
+		}
+		m := &w.mutexes[i]
+		h.Int(int(p.proc(m.Holder)))
+		h.Int(len(m.Waiters))
+		for _, q := range m.Waiters {
+			h.Int(int(p.proc(q)))
+		}
+	}
+	for i := range w.conds {
+		h.Int(len(w.conds[i].Waiters))
+		for _, q := range w.conds[i].Waiters {
+			h.Int(int(p.proc(q)))
+		}
+	}
+	for i := range w.net.links {
+		h.Bool(w.net.links[i].Down)
+	}
+	var events uint64
+	for i := range w.queue {
+		e := &w.queue[i]
+		if w.stale(e) {
+			continue
+		}
+		eh := NewHasher()
+		eh.Int64(int64(e.At - w.now))
+		eh.Int(int(p.proc(e.Proc)))
+		eh.Int(int(e.Kind))
+		eh.Int(int(p.proc(e.From)))
+		if e.Kind == EvAcquire {
+			eh.Int(int(p.mutex(MutexID(e.Timer))))
+		} else {
+			eh.Int(e.Timer)
+		}
+		switch pl := e.Payload.(type) {
+		case nil:
+		case Hashable:
+			pl.HashInto(&eh)
+		default:
+			eh.String(fmt.Sprintf("%T%+v", pl, pl))
+		}
+		events += Mix64(eh.Sum())
+	}
+	h.Uint64(events)
+	model(&h)
+	return h.Sum()
+}
