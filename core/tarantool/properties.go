@@ -1,0 +1,166 @@
+package tarantool
+
+import (
+	"github.com/racetrack-sim/racetrack/core/sim"
+)
+
+// Property names.
+const (
+	PropOneLeader   = "one-leader-per-term"
+	PropLearnLeader = "followers-learn-leader"
+	PropApplyRows   = "followers-apply-leader-rows"
+)
+
+// Property help texts, shared with the catalog.
+const (
+	helpOneLeader   = "no two instances ever become leader of the same term"
+	helpLearnLeader = "once an instance leads a term and a follower is subscribed to it over a working link, the follower knows that leader within a few relay round trips"
+	helpApplyRows   = "when writes stop, every follower subscribed to the leader over a working link reaches the leader's vclock within a few relay round trips"
+)
+
+func of(w *sim.World) *Model { return w.Model().(*Model) }
+
+// Properties lists what must hold.
+func (m *Model) Properties() []sim.Property {
+	return []sim.Property{
+		sim.Always(PropOneLeader, helpOneLeader,
+			func(w *sim.World) bool { return of(w).twoLeaders() == "" },
+			func(w *sim.World) string { return of(w).twoLeaders() }),
+		sim.Eventually(PropLearnLeader, helpLearnLeader, m.cfg.learnDeadline(),
+			func(w *sim.World) (bool, sim.Time) {
+				ob, ok := of(w).learnObligation(w)
+				return ok, ob.since
+			},
+			func(w *sim.World) string { return of(w).explainLearn(w) }),
+		sim.Eventually(PropApplyRows, helpApplyRows, m.cfg.applyDeadline(),
+			func(w *sim.World) (bool, sim.Time) {
+				ob, ok := of(w).applyObligation(w)
+				return ok, ob.since
+			},
+			func(w *sim.World) string { return of(w).explainApply(w) }),
+	}
+}
+
+// twoLeaders describes a broken one-leader-per-term, or returns "".
+func (m *Model) twoLeaders() string {
+	if m.Conflict != "" {
+		return m.Conflict
+	}
+	for a := range m.Inst {
+		for b := a + 1; b < len(m.Inst); b++ {
+			x, y := &m.Inst[a], &m.Inst[b]
+			if x.Up && y.Up && x.State == Leader && y.State == Leader && x.Term == y.Term {
+				return name(a) + " and " + name(b) + " are both leader of term " + itoa(x.Term)
+			}
+		}
+	}
+	return ""
+}
+
+// obligation is an outstanding liveness duty of follower f towards
+// leader l, outstanding since since.
+type obligation struct {
+	l, f  int
+	since sim.Time
+}
+
+// subscribedTo reports whether follower f is subscribed to an up leader
+// l over a link that works both ways, and since when.
+func (m *Model) subscribedTo(w *sim.World, l, f int) (sim.Time, bool) {
+	ap := m.applier(f, l)
+	if !m.Inst[f].Up || ap.Status != applierFollow ||
+		!w.Connected(sim.NodeID(l), sim.NodeID(f)) || !w.Connected(sim.NodeID(f), sim.NodeID(l)) {
+		return 0, false
+	}
+	return ap.Since, true
+}
+
+// leaders lists the up instances that are leader, with raft enabled.
+func (m *Model) leaders() []int {
+	var out []int
+	for i := range m.Inst {
+		if in := &m.Inst[i]; in.Up && in.State == Leader && m.isEnabled(i) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// learnObligation finds the oldest follower that should know its leader
+// and does not.
+func (m *Model) learnObligation(w *sim.World) (obligation, bool) {
+	best, found := obligation{}, false
+	for _, l := range m.leaders() {
+		L := &m.Inst[l]
+		for f := range m.Inst {
+			F := &m.Inst[f]
+			if f == l || !m.isEnabled(f) || F.VolTerm > L.Term || F.Leader == id(l) {
+				continue
+			}
+			sub, ok := m.subscribedTo(w, l, f)
+			if !ok {
+				continue
+			}
+			since := max(sub, L.LeaderSince)
+			if !found || since < best.since {
+				best, found = obligation{l: l, f: f, since: since}, true
+			}
+		}
+	}
+	return best, found
+}
+
+func (m *Model) explainLearn(w *sim.World) string {
+	ob, ok := m.learnObligation(w)
+	if !ok {
+		return "every follower knows its leader"
+	}
+	L, F := &m.Inst[ob.l], &m.Inst[ob.f]
+	r := m.relay(ob.l, ob.f)
+	s := name(ob.f) + " (" + F.Mode.String() + ", term " + itoa(F.VolTerm) + ", leader " + leaderName(F.Leader) + ") still does not know that " +
+		name(ob.l) + " leads term " + itoa(L.Term) + ", " + (w.Now() - ob.since).String() + " after the obligation began (deadline " +
+		m.cfg.learnDeadline().String() + "); it ignored " + itoa(m.applier(ob.f, ob.l).Ignored) + " row(s) from " + name(ob.l)
+	if r.Dropped > 0 {
+		s += "; relay " + name(ob.l) + "→" + name(ob.f) + " dropped " + itoa(r.Dropped) + " Raft push(es) before Raft was enabled on it"
+	}
+	return s
+}
+
+// applyObligation finds the oldest follower that lags behind its leader
+// after writes stopped.
+func (m *Model) applyObligation(w *sim.World) (obligation, bool) {
+	stop := m.cfg.writesStopAt()
+	if w.Now() < stop {
+		return obligation{}, false
+	}
+	best, found := obligation{}, false
+	for _, l := range m.leaders() {
+		L := &m.Inst[l]
+		for f := range m.Inst {
+			F := &m.Inst[f]
+			if f == l || F.VolTerm > L.Term || F.Vclock.Ge(L.Vclock) {
+				continue
+			}
+			sub, ok := m.subscribedTo(w, l, f)
+			if !ok {
+				continue
+			}
+			since := max(sub, L.LeaderSince, stop)
+			if !found || since < best.since {
+				best, found = obligation{l: l, f: f, since: since}, true
+			}
+		}
+	}
+	return best, found
+}
+
+func (m *Model) explainApply(w *sim.World) string {
+	ob, ok := m.applyObligation(w)
+	if !ok {
+		return "every follower caught up"
+	}
+	L, F := &m.Inst[ob.l], &m.Inst[ob.f]
+	return name(ob.f) + " is at vclock " + F.Vclock.format(m.n()) + ", leader " + name(ob.l) + " at " + L.Vclock.format(m.n()) + ", " +
+		(w.Now() - ob.since).String() + " after writes stopped (deadline " + m.cfg.applyDeadline().String() + "); " +
+		itoa(m.applier(ob.f, ob.l).Ignored) + " row(s) from " + name(ob.l) + " were ignored (leader known to " + name(ob.f) + ": " + leaderName(F.Leader) + ")"
+}
