@@ -70,7 +70,7 @@ func (b *Bridge) Call(method string, args []byte) (any, error) {
 	case "charts":
 		return withRun(b, args, func(tl *timeline.Timeline, _ runArgs) (any, error) { return charts(tl) })
 	case "export":
-		return withRun(b, args, func(tl *timeline.Timeline, a runArgs) (any, error) { return export(tl, a.Format) })
+		return withRun(b, args, func(tl *timeline.Timeline, a runArgs) (any, error) { return exportRun(tl, a.Format) })
 	case "compare":
 		var a struct {
 			A string `json:"a"`

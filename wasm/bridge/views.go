@@ -1,15 +1,19 @@
 package bridge
 
 import (
+	"fmt"
+
+	"github.com/racetrack-sim/racetrack/core/export"
 	"github.com/racetrack-sim/racetrack/core/timeline"
 	"github.com/racetrack-sim/racetrack/core/viz"
 )
 
-// Pixels per step the diagram is laid out with; the page zooms from there.
+// The diagram is laid out at pxPerStep pixels per step (within bounds);
+// the page zooms and pans from there.
 const (
-	pxPerStep   = 14
-	minWidth    = 1200
-	maxWidth    = 150_000
+	pxPerStep = 14
+	minWidth  = 1200
+	maxWidth  = 150_000
 )
 
 func diagramWidth(steps int) float64 {
@@ -21,4 +25,35 @@ func layout(tl *timeline.Timeline, from, to int) (*viz.Display, error) {
 		to = tl.Len()
 	}
 	return viz.Layout(tl, viz.Options{From: from, To: to, Width: diagramWidth(to - from)})
+}
+
+// charts draws every series of the whole run; the page draws its own
+// cursor, so the display list has none.
+func charts(tl *timeline.Timeline) (*viz.Display, error) {
+	if tl.Len() == 0 || len(tl.Series()) == 0 {
+		return &viz.Display{Kind: "charts", Styles: []viz.Style{}, Shapes: []viz.Shape{}}, nil
+	}
+	return viz.Charts(tl, viz.ChartOptions{Cursor: -1, Width: minWidth})
+}
+
+// exportRun writes the run in one of the page's export formats.
+func exportRun(tl *timeline.Timeline, format string) (Raw, error) {
+	var b []byte
+	var err error
+	switch format {
+	case "json":
+		b, err = export.JSON(tl)
+	case "shiviz":
+		b, err = export.ShiViz(tl)
+	case "chrome":
+		b, err = export.Chrome(tl)
+	case "svg":
+		var d *viz.Display
+		if d, err = viz.Layout(tl, viz.Options{Width: diagramWidth(tl.Len())}); err == nil {
+			b = viz.SVG(d)
+		}
+	default:
+		return nil, fmt.Errorf("%w: export format %q is not one of json, shiviz, chrome, svg", ErrArgs, format)
+	}
+	return Raw(b), err
 }

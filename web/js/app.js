@@ -68,7 +68,10 @@ async function boot() {
       fail("Could not open the shared link: " + err.message);
     }
   }
-  if (!restored) selectScenario(S.scenarios[0].id);
+  if (!restored) {
+    selectScenario(S.scenarios[0].id);
+    await runSpec(readSpec()).catch(() => {});
+  }
   RT.ready = true;
 }
 
@@ -227,6 +230,8 @@ async function runSpec(spec, opts = {}) {
 
 async function load(summary, opts = {}) {
   S.run = summary;
+  RT.loaded = null;
+  S.state = null;
   S.total = summary.steps;
   S.steps = [];
   S.slice = null;
@@ -252,7 +257,7 @@ async function load(summary, opts = {}) {
   if (step === null || step === undefined) step = summary.violations.length ? summary.violations[0].step : 0;
   await seek(Math.min(Math.max(0, step), Math.max(0, S.total - 1)), { center: true });
   if (opts.slice !== null && opts.slice !== undefined && opts.slice !== "") await showSlice(Number(opts.slice));
-  diagram.fitLanes();
+  RT.loaded = summary.id;
 }
 
 async function fetchRestOfSteps(id) {

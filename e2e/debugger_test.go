@@ -1,0 +1,280 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/racetrack-sim/racetrack/core/catalog"
+	"github.com/racetrack-sim/racetrack/core/scenario"
+)
+
+// TestDebuggerWasm clicks through the page served as plain static files:
+// the core runs in the page's Web Worker.
+func TestDebuggerWasm(t *testing.T) {
+	srv := staticServer(t)
+	p := browser(t, 1280, 800)
+	debuggerSuite(t, p, srv.URL+"/", "wasm")
+}
+
+// TestDebuggerServer clicks through the page served by cmd/server's
+// handler: runs, steps, states, compare, search and export come from the
+// REST API and the search WebSocket.
+func TestDebuggerServer(t *testing.T) {
+	srv := apiServer(t)
+	p := browser(t, 1280, 800)
+	debuggerSuite(t, p, srv.URL+"/", "server")
+}
+
+type runInfo struct {
+	ID         string `json:"id"`
+	Steps      int    `json:"steps"`
+	Violations int    `json:"violations"`
+	Variant    string `json:"variant"`
+	Step       int    `json:"step"`
+}
+
+const runInfoJS = `({id: __rt.S.run.id, steps: __rt.S.total, violations: __rt.S.run.violations.length, variant: __rt.S.run.spec.variant, step: __rt.S.step})`
+
+func debuggerSuite(t *testing.T, p *page, base, engine string) {
+	p.open(base + "#engine=" + engine)
+	if got := eval[string](p, `__rt.S.engine.name`); got != engine {
+		t.Fatalf("engine = %q, want %q", got, engine)
+	}
+	p.wait("the first diagram", `__rt.firstDraw > 0 && __rt.loaded`, 30*time.Second)
+	reg := catalog.New()
+
+	for _, sc := range reg.List() {
+		t.Run(sc.ID, func(t *testing.T) {
+			p.t = t
+			p.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`#scenarios button[data-id=%q]`, sc.ID))))
+			p.wait("the story", fmt.Sprintf(`document.querySelector("#story h2")?.textContent === %q`, sc.Title), 5*time.Second)
+			for _, v := range sc.Variants {
+				runVariant(t, p, sc, v.ID)
+			}
+			stepAndSeek(t, p)
+			propertyPanel(t, p, sc)
+		})
+	}
+	p.t = t
+
+	t.Run("compare", func(t *testing.T) {
+		p.t = t
+		selectScenario(p, "dining-philosophers")
+		p.do(chromedp.Click(chromedp.ID("compare")))
+		p.wait("the comparison", `!document.querySelector("#comparepanel").hidden && __rt.S.compare`, 60*time.Second)
+		text := eval[string](p, `document.querySelector("#compareout").textContent`)
+		if !strings.Contains(text, "property") {
+			t.Errorf("compare panel says %q", text)
+		}
+	})
+
+	t.Run("search", func(t *testing.T) { p.t = t; searchFindsBug(t, p) })
+	t.Run("share", func(t *testing.T) { p.t = t; shareLinkRestores(t, p, base) })
+	t.Run("bad-parameter", func(t *testing.T) { p.t = t; badParameter(t, p) })
+	t.Run("what-if", func(t *testing.T) { p.t = t; whatIf(t, p) })
+	t.Run("export", func(t *testing.T) { p.t = t; exports(t, p) })
+	p.t = t
+	if errs := p.consoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
+	}
+	if errs := eval[[]string](p, `__rt.errors`); len(errs) > 0 {
+		t.Errorf("page errors: %v", errs)
+	}
+}
+
+func selectScenario(p *page, id string) {
+	p.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`#scenarios button[data-id=%q]`, id))))
+}
+
+// runVariant runs the default preset of one variant and checks the page
+// shows it: the diagram, the position, the property verdicts.
+func runVariant(t *testing.T, p *page, sc *scenario.Scenario, variant string) {
+	p.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`#variants input[value=%q]`, variant))))
+	before := eval[int](p, `__rt.drawn`)
+	p.do(chromedp.Click(chromedp.ID("run")))
+	p.wait("the run of "+variant, fmt.Sprintf(`__rt.S.run && __rt.S.run.spec.variant === %q && __rt.S.run.spec.scenario === %q && __rt.loaded === __rt.S.run.id && __rt.drawn > %d`, variant, sc.ID, before), 60*time.Second)
+	ri := eval[runInfo](p, runInfoJS)
+	if ri.Steps == 0 {
+		t.Fatalf("%s %s: the run has no steps", sc.ID, variant)
+	}
+	pos := eval[string](p, `document.querySelector("#pos").textContent`)
+	if !strings.Contains(pos, fmt.Sprintf("/ %d", ri.Steps)) {
+		t.Errorf("position %q does not show %d steps", pos, ri.Steps)
+	}
+	bad := eval[int](p, `document.querySelectorAll("#props li.bad").length`)
+	if (ri.Violations > 0) != (bad > 0) {
+		t.Errorf("%s %s: %d violations but %d properties marked violated", sc.ID, variant, ri.Violations, bad)
+	}
+	t.Logf("%s %s: %d steps, %d violations", sc.ID, variant, ri.Steps, ri.Violations)
+}
+
+// stepAndSeek moves with the keyboard and the scrubber and checks the
+// inspector follows.
+func stepAndSeek(t *testing.T, p *page) {
+	eval[any](p, `__rt.seek(0)`)
+	p.wait("step 0", `__rt.S.state && __rt.S.state.step === 0`, 10*time.Second)
+	p.do(chromedp.Focus(chromedp.ID("diagram")), chromedp.KeyEvent(kb.ArrowRight)) // ArrowRight
+	p.wait("step 1 after →", `__rt.S.step === 1 && __rt.S.state.step === 1`, 10*time.Second)
+	if got := eval[string](p, `document.querySelector("#statestep").textContent`); got != "after step 2" {
+		t.Errorf("inspector heading = %q, want %q", got, "after step 2")
+	}
+	total := eval[int](p, `__rt.S.total`)
+	mid := total / 2
+	eval[any](p, fmt.Sprintf(`(() => { const s = document.querySelector("#scrub"); s.value = %d; s.dispatchEvent(new Event("input")); })()`, mid))
+	p.wait("the scrubbed step", fmt.Sprintf(`__rt.S.state.step === %d`, mid), 10*time.Second)
+	p.do(chromedp.KeyEvent(kb.ArrowLeft)) // ArrowLeft
+	p.wait("one step back", fmt.Sprintf(`__rt.S.state.step === %d`, mid-1), 10*time.Second)
+	groups := eval[int](p, `document.querySelectorAll("#inspector .group").length`)
+	if groups == 0 {
+		t.Errorf("the inspector shows no groups at step %d", mid-1)
+	}
+	// Some step of the first ten changes a field, and the page marks it.
+	found := false
+	for i := 0; i < min(10, total) && !found; i++ {
+		eval[any](p, fmt.Sprintf(`__rt.seek(%d)`, i))
+		p.wait("step", fmt.Sprintf(`__rt.S.state.step === %d`, i), 10*time.Second)
+		found = eval[bool](p, `document.querySelectorAll("#inspector tr.changed").length > 0`)
+	}
+	if !found {
+		t.Errorf("no changed field highlighted in the first 10 steps")
+	}
+}
+
+// propertyPanel loads the buggy variant's first violation (searching seeds
+// if the default one holds) and clicks it in the panel.
+func propertyPanel(t *testing.T, p *page, sc *scenario.Scenario) {
+	var found bool
+	for seed := 1; seed <= 40 && !found; seed++ {
+		spec := map[string]any{"scenario": sc.ID, "variant": sc.Variants[0].ID, "seed": seed, "preset": sc.Presets[0].ID}
+		js, _ := json.Marshal(spec)
+		eval[any](p, fmt.Sprintf(`__rt.runSpec(%s)`, js))
+		p.wait("the run", fmt.Sprintf(`__rt.S.run && __rt.S.run.spec.seed === %d && __rt.loaded === __rt.S.run.id`, seed), 60*time.Second)
+		found = eval[int](p, `__rt.S.run.violations.length`) > 0
+	}
+	if !found {
+		t.Logf("%s: no violation in seeds 1-40 of preset %s; the property panel click is tested by the search", sc.ID, sc.Presets[0].ID)
+		return
+	}
+	p.do(chromedp.Click(chromedp.CSS(`#props li.bad button`)))
+	p.wait("the causal slice", `__rt.S.slice && __rt.S.state && __rt.S.state.step === __rt.S.slice.step`, 10*time.Second)
+	vstep := eval[int](p, `__rt.S.run.violations[0].step`)
+	if got := eval[int](p, `__rt.S.step`); got != vstep {
+		t.Errorf("clicking the violation selected step %d, want %d", got, vstep)
+	}
+	inSlice := eval[int](p, `__rt.S.slice.set.size`)
+	if inSlice == 0 || inSlice > vstep+1 {
+		t.Errorf("causal slice of step %d has %d steps", vstep, inSlice)
+	}
+	expl := eval[string](p, `document.querySelector("#props li.bad button").textContent`)
+	if len(expl) < 10 {
+		t.Errorf("violation explanation %q is too short", expl)
+	}
+	t.Logf("%s: violation at step %d, slice of %d steps: %s", sc.ID, vstep, inSlice, expl)
+	p.do(chromedp.KeyEvent(kb.Escape)) // Escape clears the slice
+	p.wait("the slice cleared", `__rt.S.slice === null`, 5*time.Second)
+}
+
+func searchFindsBug(t *testing.T, p *page) {
+	selectScenario(p, "dining-philosophers")
+	p.do(
+		chromedp.SetValue(chromedp.ID("preset"), "lock-level"),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector("#preset").dispatchEvent(new Event("change"))`),
+		chromedp.Click(chromedp.CSS(`#variants input[value="buggy"]`)),
+		chromedp.SetValue(chromedp.ID("strategy"), "bfs"),
+		chromedp.SetValue(chromedp.ID("budget"), "20000"),
+	)
+	p.do(chromedp.Click(chromedp.ID("searchgo")))
+	p.wait("the search result", `__rt.lastSearch && __rt.S.search === null`, 120*time.Second)
+	res := eval[map[string]any](p, `__rt.lastSearch`)
+	if res["found"] != true {
+		t.Fatalf("search did not find the deadlock: %v", res)
+	}
+	p.wait("the counterexample loaded", `__rt.S.run && __rt.S.run.violations.length > 0 && __rt.S.run.spec.schedule`, 30*time.Second)
+	t.Logf("search: %v states, %v runs, schedule of %v choices: %v", res["states"], res["runs"], res["length"], res["violation"])
+}
+
+func shareLinkRestores(t *testing.T, p *page, base string) {
+	selectScenario(p, "dining-philosophers")
+	p.do(chromedp.Click(chromedp.CSS(`#variants input[value="buggy"]`)), chromedp.SetValue(chromedp.ID("seed"), "7"), chromedp.Click(chromedp.ID("run")))
+	p.wait("seed 7", `__rt.S.run && __rt.S.run.spec.seed === 7 && __rt.loaded === __rt.S.run.id`, 60*time.Second)
+	want := eval[int](p, `__rt.S.total`) / 3
+	eval[any](p, fmt.Sprintf(`__rt.seek(%d)`, want))
+	p.wait("the hash", fmt.Sprintf(`location.hash.includes("step=%d")`, want), 5*time.Second)
+	before := eval[runInfo](p, runInfoJS)
+	url := eval[string](p, `location.href`)
+	p.open(url)
+	p.wait("the restored step", fmt.Sprintf(`__rt.S.state && __rt.S.state.step === %d`, want), 30*time.Second)
+	after := eval[runInfo](p, runInfoJS)
+	if after.ID != before.ID || after.Step != want {
+		t.Errorf("share link restored run %s step %d, want run %s step %d", after.ID, after.Step, before.ID, want)
+	}
+	if seed := eval[string](p, `document.querySelector("#seed").value`); seed != "7" {
+		t.Errorf("restored form seed = %q, want 7", seed)
+	}
+}
+
+func badParameter(t *testing.T, p *page) {
+	selectScenario(p, "dining-philosophers")
+	p.do(chromedp.Evaluate[chromedp.Void](`document.querySelector("#paramsbox").open = true`))
+	p.do(chromedp.SetValue(chromedp.CSS(`#params [name="meals"]`), "0"), chromedp.Click(chromedp.ID("run")))
+	p.wait("the field message", `(() => { const m = document.querySelector('[data-param="meals"] .msg'); return m && !m.hidden && m.textContent.length > 0; })()`, 30*time.Second)
+	msg := eval[string](p, `document.querySelector('[data-param="meals"] .msg').textContent`)
+	if !strings.Contains(msg, "outside the allowed range") {
+		t.Errorf("message next to meals = %q", msg)
+	}
+	t.Logf("bad parameter: meals=0 -> %q", msg)
+	p.do(chromedp.SetValue(chromedp.CSS(`#params [name="meals"]`), "3"))
+}
+
+func whatIf(t *testing.T, p *page) {
+	selectScenario(p, "dining-philosophers")
+	p.do(chromedp.Click(chromedp.CSS(`#variants input[value="buggy"]`)), chromedp.SetValue(chromedp.ID("seed"), "3"), chromedp.Click(chromedp.ID("run")))
+	p.wait("seed 3", `__rt.S.run && __rt.S.run.spec.seed === 3 && __rt.loaded === __rt.S.run.id`, 60*time.Second)
+	step := eval[int](p, `__rt.S.steps.findIndex((s) => s.choices > 0)`)
+	if step < 0 {
+		t.Skip("no step with a choice")
+	}
+	eval[any](p, fmt.Sprintf(`__rt.seek(%d)`, step))
+	p.wait("the alternatives", `document.querySelectorAll("#whatif li button").length > 0`, 30*time.Second)
+	parent := eval[string](p, `__rt.S.run.id`)
+	p.do(chromedp.Click(chromedp.CSS(`#whatif li button`)))
+	p.wait("the fork", fmt.Sprintf(`__rt.S.run.id !== %q && document.querySelectorAll("#forks li").length >= 2`, parent), 30*time.Second)
+	p.do(chromedp.Click(chromedp.CSS(`#forks > ul > li > button`)))
+	p.wait("back on the original run", fmt.Sprintf(`__rt.S.run.id === %q`, parent), 30*time.Second)
+}
+
+func exports(t *testing.T, p *page) {
+	for _, f := range []string{"json", "shiviz", "chrome", "svg"} {
+		n := eval[int](p, fmt.Sprintf(`__rt.S.engine.exportRun(__rt.S.run.id, %q).then((f) => f.text.length)`, f))
+		if n == 0 {
+			t.Errorf("export %s is empty", f)
+		}
+	}
+}
+
+// writeScreenshot stores a PNG under docs/screenshots when -screenshots is set.
+func writeScreenshot(t *testing.T, p *page, name string) {
+	if !*screenshots {
+		return
+	}
+	buf, err := chromedp.Run(p.ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(root, "docs", "screenshots")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".png"), buf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrote docs/screenshots/%s.png", name)
+}
