@@ -1,0 +1,331 @@
+package vitess
+
+import (
+	"strconv"
+
+	"github.com/racetrack-sim/racetrack/core/sim"
+)
+
+// Sizes of the message table's configuration, from the Vitess docs'
+// example table comment (vt_cache_size=10000, vt_batch_size=10).
+const (
+	cacheSize = 10000
+	batchSize = 10
+)
+
+// Config is one configuration of the model.
+type Config struct {
+	// Fixed selects the code after PR #10132.
+	Fixed bool
+	// Timed: steps take modelled time; untimed: every step costs zero and
+	// only the chooser orders them.
+	Timed bool
+	// Delivery adds runSend and one send goroutine per receiver. They add
+	// no lock-order edge (runSend takes only mu; send takes mu, then
+	// streamMu, one after the other), so the lock-level preset leaves them
+	// out to keep the state space small.
+	Delivery bool
+
+	Clients int
+	// Cycles is the number of Subscribe/unsubscribe cycles of each client.
+	Cycles int
+	// Ticks and Events bound the poller ticks and binlog row events
+	// (0: unbounded, until Close).
+	Ticks, Events int
+
+	ThinkTime       sim.Time // mean time a client stays subscribed, and then away
+	PollerInterval  sim.Time // vt_poller_interval
+	ReadPendingCost sim.Time // duration of the poller's readPending query
+	RowEventRate    float64  // binlog row events per second
+	RowsPerEvent    int      // rows of one event batch (one transaction)
+	RowCost         sim.Time // processing one row in the vstream callback
+	SendCost        sim.Time // receiver.Send plus the postpone update
+	CloseAt         sim.Time // when Close (the tablet transition) starts
+	CloseDeadline   sim.Time // close-completes: how long Close may take
+	DeliverDeadline sim.Time // delivery-progress: longest wait for a delivery
+}
+
+// Program counters. Each constant is the NEXT step a thread runs; a
+// thread blocked in a Lock has its PC already on the step after the lock.
+const (
+	// client: Subscribe and unsubscribe.
+	cSubLock     = iota // Subscribe: mu.Lock()
+	cSubCheck           // Subscribe: isOpen?, first receiver → startVStream
+	cSubStart           // startVStream (buggy): streamCancel set, streamMu.Unlock()
+	cSubAppend          // Subscribe: append receiver, rescanReceivers
+	cSubUnlock          // Subscribe: mu.Unlock() (after a Broadcast)
+	cUnsubLock          // unsubscribe: mu.Lock()
+	cUnsubRemove        // unsubscribe: remove receiver; last → stopVStream
+	cUnsubStop          // stopVStream (buggy): streamCancel(), streamMu.Unlock()
+	cUnsubClear         // unsubscribe: cache.Clear(), mu.Unlock()
+	cExit               // the client goes away
+)
+
+const (
+	// runPoller, on the pollerTicks timer goroutine.
+	pTick         = iota // timer fires: pollerTicks' run loop calls runPoller
+	pFastLock            // receiverCount: mu.Lock() (buggy) / cacheManagementMu.Lock() (fixed)
+	pFastRead            // receiverCount: n := len(receivers), mu.Unlock() (buggy)
+	pStreamLock          // runPoller: streamMu.Lock() (buggy)
+	pMuLockFixed         // runPoller: mu.Lock() under cacheManagementMu (fixed)
+	pCheckFixed          // runPoller: len(receivers) == 0? (fixed)
+	pRead                // runPoller: readPending (a DB query that takes time)
+	pMuLock              // runPoller: mu.Lock() after readPending (buggy)
+	pAdd                 // runPoller: messagesPending, cache.Add each row
+	pMuUnlock            // runPoller: mu.Unlock() (after the deferred Broadcast)
+	pStreamUnlock        // runPoller: streamMu/cacheManagementMu.Unlock()
+	pReturn              // runPoller returned: the timer waits for the next tick
+	pExit                // the timer was stopped
+)
+
+const (
+	// vstream: the binlog and the runOneVStream callback.
+	rEvent        = iota // a row event: rows committed; the callback takes streamMu
+	rCheck               // runOneVStream: ctx done? mustSkip
+	rRow                 // processRowEvent for the next row
+	rAddLock             // Add: mu.Lock()
+	rAdd                 // Add: receivers?, cache.Add
+	rAddUnlock           // Add: mu.Unlock() (after the deferred Broadcast)
+	rStreamUnlock        // runOneVStream: streamMu.Unlock()
+	rExit                // the stream of a closed manager ends
+)
+
+const (
+	// runSend.
+	sLock  = iota // runSend: mu.Lock()
+	sLoop         // runSend: isOpen? receiver and rows? pop a batch
+	sYield        // runSend: mu.Unlock() (the yield of its outer loop)
+	sExit
+)
+
+const (
+	// send: one goroutine per receiver, started by runSend.
+	dLock        = iota // waits for runSend to start it: mu.Lock()
+	dIdle               // a batch for this receiver?
+	dWrite              // receiver.Send(rows), then postpone
+	dDone               // deferred busy reset: mu.Lock()
+	dBusy               // busy = false, rescanReceivers
+	dBusyUnlock         // mu.Unlock() (after the Broadcast)
+	dDiscardLock        // deferred cache.Discard: streamMu.Lock()
+	dDiscard            // cache.Discard(ids), streamMu.Unlock()
+	dExit
+)
+
+const (
+	// Close.
+	kStop       = iota // pollerTicks.Stop(): waits for an in-flight runPoller
+	kStopped           // the timer stopped
+	kLock              // Close: mu.Lock()
+	kClose             // isOpen = false, cancel receivers, cache.Clear()
+	kWake              // cond.Broadcast(); cancelled receivers' sends wake
+	kStreamStop        // stopVStream (buggy, v13): streamCancel(), streamMu.Unlock()
+	kUnlock            // Close: mu.Unlock()
+	kWait              // wg.Wait()
+	kReturned          // Close returned
+)
+
+// Manager is the state of one message manager (one message table on one
+// tablet). Fields after the kernel ids are the state; per-client state
+// lives in slices indexed by client, in the same layout for every client,
+// so that identical clients are interchangeable.
+type Manager struct {
+	cfg Config
+
+	mu, stream, ticks sim.MutexID
+	cond              sim.CondID
+	recvCond          []sim.CondID // one per client: its send goroutine waits here
+	clients, senders  []sim.ProcID
+	poller, vstream   sim.ProcID
+	runSend, closer   sim.ProcID
+	sMu, sStream      sim.SeriesID
+	sDelivered        sim.SeriesID
+	sBlocked          sim.SeriesID
+
+	isOpen          bool
+	streaming       bool // streamCancel != nil: a vstream runs
+	curReceiver     int  // client index, -1: none ready
+	messagesPending bool
+
+	// Message rows, by where they are: only in the table (stored), in the
+	// cache, handed to a send goroutine (batch), being written or waiting
+	// for cache.Discard (sending).
+	stored, cached int
+	subscribed     []bool
+	busy           []bool
+	batch          []int
+	sending        []int
+	sendFailed     []bool // the receiver was gone: the rows go back to the table
+	cyclesDone     []int
+
+	ticksLeft     int // -1: unbounded
+	pollerStopped bool
+	eventsLeft    int  // -1: unbounded
+	evRows        int  // rows of the current callback not processed yet
+	evPending     int  // rows of the current event only in the table
+	evCtxDone     bool // the stream of the current callback was cancelled
+	closeStarted  bool
+	closeReturned bool
+
+	// Bookkeeping for times, series and views. It never changes what a
+	// thread does next (except tickStart, see Hash), so it stays out of
+	// the hash.
+	tickStart     sim.Time
+	closeStartAt  sim.Time
+	delivered     int
+	progressSince sim.Time
+	progressDue   bool
+	holder        [2]sim.ProcID
+	holdSince     [2]sim.Time
+}
+
+// New builds a manager for cfg.
+func New(cfg Config) *Manager {
+	return &Manager{cfg: cfg}
+}
+
+// Init creates the tablet, its locks and goroutines.
+func (m *Manager) Init(w *sim.World) {
+	c := &m.cfg
+	w.SetUntimed(!c.Timed)
+	node := w.AddNode("vttablet")
+	m.mu = w.AddMutex(node, "mu")
+	if c.Fixed {
+		m.stream = w.AddMutex(node, "cacheManagementMu")
+	} else {
+		m.stream = w.AddMutex(node, "streamMu")
+	}
+	// pollerTicks stands for the timer's mutex and its unbuffered stop
+	// channel: Stop returns only once an in-flight runPoller has returned.
+	m.ticks = w.AddMutex(node, "pollerTicks")
+	m.cond = w.AddCond(m.mu, "cond")
+	for i := 0; i < c.Clients; i++ {
+		m.clients = append(m.clients, w.AddThread(node, -1, clientName(i), w.Between(0, c.ThinkTime/2, sim.Millisecond, "first Subscribe")))
+	}
+	m.poller = w.AddThread(node, -1, "runPoller", c.PollerInterval)
+	m.vstream = w.AddThread(node, -1, "vstream", m.eventGap(w))
+	if c.Delivery {
+		m.runSend = w.AddThread(node, -1, "runSend", 0)
+		for i := 0; i < c.Clients; i++ {
+			m.recvCond = append(m.recvCond, w.AddCond(m.mu, "receiver "+clientName(i)))
+			m.senders = append(m.senders, w.AddThread(node, -1, "send("+clientName(i)+")", 0))
+		}
+	} else {
+		m.runSend = sim.None
+	}
+	m.closer = w.AddThread(node, -1, "Close", c.CloseAt)
+
+	m.sMu = w.DefineSeries("mu held for", "ms", "locks")
+	m.sStream = w.DefineSeries(w.Mutex(m.stream).Name+" held for", "ms", "locks")
+	m.sBlocked = w.DefineSeries("goroutines blocked", "goroutines", "locks")
+	m.sDelivered = w.DefineSeries("messages delivered", "messages", "delivery")
+
+	m.isOpen = true
+	m.curReceiver = -1
+	m.messagesPending = true
+	m.subscribed = make([]bool, c.Clients)
+	m.busy = make([]bool, c.Clients)
+	m.batch = make([]int, c.Clients)
+	m.sending = make([]int, c.Clients)
+	m.sendFailed = make([]bool, c.Clients)
+	m.cyclesDone = make([]int, c.Clients)
+	m.ticksLeft = boundOrUnbounded(c.Ticks)
+	m.eventsLeft = boundOrUnbounded(c.Events)
+	m.holder = [2]sim.ProcID{sim.None, sim.None}
+}
+
+func boundOrUnbounded(n int) int {
+	if n <= 0 {
+		return -1
+	}
+	return n
+}
+
+func clientName(i int) string { return "c" + strconv.Itoa(i+1) }
+
+// client returns the index of client thread p, or -1.
+func (m *Manager) client(p sim.ProcID) int {
+	for i, q := range m.clients {
+		if q == p {
+			return i
+		}
+	}
+	return -1
+}
+
+// sender returns the client index of send goroutine p, or -1.
+func (m *Manager) sender(p sim.ProcID) int {
+	for i, q := range m.senders {
+		if q == p {
+			return i
+		}
+	}
+	return -1
+}
+
+// receivers is len(mm.receivers).
+func (m *Manager) receivers() int {
+	n := 0
+	for _, s := range m.subscribed {
+		if s {
+			n++
+		}
+	}
+	return n
+}
+
+// wanting counts the clients subscribed or inside Subscribe.
+func (m *Manager) wanting(w *sim.World) int {
+	n := 0
+	for i, q := range m.clients {
+		if pc := w.Proc(q).PC; m.subscribed[i] || (pc >= cSubCheck && pc <= cSubUnlock) {
+			n++
+		}
+	}
+	return n
+}
+
+// Clone copies the state; the kernel ids and config are shared values.
+func (m *Manager) Clone() sim.Model {
+	c := *m
+	c.subscribed = append([]bool(nil), m.subscribed...)
+	c.busy = append([]bool(nil), m.busy...)
+	c.batch = append([]int(nil), m.batch...)
+	c.sending = append([]int(nil), m.sending...)
+	c.sendFailed = append([]bool(nil), m.sendFailed...)
+	c.cyclesDone = append([]int(nil), m.cyclesDone...)
+	return &c
+}
+
+// Hash folds the state that decides what happens next. Delivered counts
+// are left out: they follow from the rows inserted (fixed by eventsLeft in
+// the untimed mode) minus the rows still in the table.
+func (m *Manager) Hash(h *sim.Hasher) {
+	h.Bool(m.isOpen)
+	h.Bool(m.streaming)
+	h.Int(m.curReceiver)
+	h.Bool(m.messagesPending)
+	h.Int(m.stored)
+	h.Int(m.cached)
+	for i := range m.subscribed {
+		h.Bool(m.subscribed[i])
+		h.Bool(m.busy[i])
+		h.Int(m.batch[i])
+		h.Int(m.sending[i])
+		h.Bool(m.sendFailed[i])
+		h.Int(m.cyclesDone[i])
+	}
+	h.Int(m.ticksLeft)
+	h.Bool(m.pollerStopped)
+	h.Int(m.eventsLeft)
+	h.Int(m.evRows)
+	h.Int(m.evPending)
+	h.Bool(m.evCtxDone)
+	h.Bool(m.closeStarted)
+	h.Bool(m.closeReturned)
+	if m.cfg.Timed {
+		// The next tick is due at tickStart+interval. Timed states are not
+		// explored by hash; folding the absolute time only keeps two
+		// states apart that might have merged.
+		h.Int64(int64(m.tickStart))
+	}
+}

@@ -1,0 +1,278 @@
+package vitess
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/racetrack-sim/racetrack/core/sim"
+)
+
+// of returns the manager of the world being checked (never capture m:
+// worlds are cloned).
+func of(w *sim.World) *Manager { return w.Model().(*Manager) }
+
+// Properties: no lock cycle, Close returns, messages keep flowing.
+func (m *Manager) Properties() []sim.Property {
+	return []sim.Property{
+		sim.NoDeadlock(),
+		sim.Eventually(CloseCompletes, "Close returns within the deadline after it starts (PlannedReparentShard waits for it)",
+			m.cfg.CloseDeadline,
+			func(w *sim.World) (bool, sim.Time) {
+				mm := of(w)
+				return mm.closeStarted && !mm.closeReturned, mm.closeStartAt
+			},
+			func(w *sim.World) string {
+				mm := of(w)
+				return fmt.Sprintf("Close started at %s and is still blocked at %s (PlannedReparentShard hangs): %s",
+					mm.closeStartAt, w.Now(), mm.stuck(w, w.Proc(mm.closer)))
+			}),
+		sim.Eventually(DeliveryProgress, "while clients are subscribed (or subscribing) and rows wait in the table or the cache, a message is delivered within the deadline",
+			m.cfg.DeliverDeadline,
+			func(w *sim.World) (bool, sim.Time) {
+				mm := of(w)
+				return mm.progressDue, mm.progressSince
+			},
+			func(w *sim.World) string {
+				mm := of(w)
+				return fmt.Sprintf("%d receiver(s) subscribed or subscribing and %d row(s) waiting, but nothing delivered for %s: %s",
+					mm.wanting(w), mm.stored+mm.cached, w.Now()-mm.progressSince, mm.stuck(w, mm.proc(w, mm.runSend)))
+			}),
+	}
+}
+
+// proc returns process id, or nil for sim.None.
+func (m *Manager) proc(w *sim.World, id sim.ProcID) *sim.Proc {
+	if id == sim.None {
+		return nil
+	}
+	return w.Proc(id)
+}
+
+// Property names.
+const (
+	CloseCompletes   = "close-completes"
+	DeliveryProgress = "delivery-progress"
+)
+
+// actor names goroutine p by what it runs now: "unsubscribe(c2)",
+// "runPoller", "runOneVStream".
+func (m *Manager) actor(w *sim.World, p *sim.Proc) string {
+	if i := m.client(p.ID); i >= 0 {
+		switch {
+		case p.PC >= cSubLock && p.PC <= cSubUnlock:
+			return "Subscribe(" + clientName(i) + ")"
+		case p.PC >= cUnsubLock && p.PC <= cUnsubClear:
+			return "unsubscribe(" + clientName(i) + ")"
+		}
+		return clientName(i)
+	}
+	if p.ID == m.vstream && p.PC != rEvent && p.PC != rExit {
+		return "runOneVStream"
+	}
+	return p.Name
+}
+
+// function is the upstream function goroutine p is in (for a blocked
+// goroutine: the one whose lock it waits for).
+func (m *Manager) function(w *sim.World, p *sim.Proc) string {
+	pc := p.PC
+	switch {
+	case p.Status == sim.Done:
+		return "returned"
+	case m.client(p.ID) >= 0:
+		return [...]string{"Subscribe", "Subscribe", "Subscribe → startVStream", "Subscribe", "Subscribe",
+			"unsubscribe", "unsubscribe", "unsubscribe → stopVStream", "unsubscribe", "gone"}[pc]
+	case p.ID == m.poller:
+		if pc == pFastRead && !m.cfg.Fixed {
+			return "runPoller → receiverCount"
+		}
+		return [...]string{"pollerTicks (idle)", "runPoller", "runPoller → receiverCount", "runPoller", "runPoller", "runPoller",
+			"runPoller → readPending", "runPoller", "runPoller", "runPoller", "runPoller", "runPoller", "stopped"}[pc]
+	case p.ID == m.vstream:
+		return [...]string{"binlog (between events)", "runOneVStream", "runOneVStream → processRowEvent", "runOneVStream → processRowEvent",
+			"runOneVStream → processRowEvent → Add", "runOneVStream → processRowEvent → Add", "runOneVStream", "ended"}[pc]
+	case p.ID == m.runSend:
+		return "runSend"
+	case p.ID == m.closer:
+		return [...]string{"Close", "Close → pollerTicks.Stop", "Close", "Close", "Close", "Close → stopVStream", "Close", "Close → wg.Wait", "returned"}[pc]
+	}
+	return [...]string{"send (idle)", "send (idle)", "send → receiver.Send", "send (deferred busy reset)", "send (deferred busy reset)",
+		"send (deferred busy reset)", "send (deferred cache.Discard)", "send (deferred cache.Discard)", "returned"}[pc]
+}
+
+// stuck says why goroutine p cannot go on, following the chain of lock
+// holders in the model's words ("unsubscribe(c2) holds mu, waits for
+// streamMu; runPoller holds streamMu, waits for mu").
+func (m *Manager) stuck(w *sim.World, p *sim.Proc) string {
+	if p == nil || p.Status != sim.Blocked {
+		if p != nil && p.Status == sim.Waiting {
+			return m.actor(w, p) + " waits on " + w.Conds()[p.WaitingOn].Name
+		}
+		if p != nil {
+			return m.actor(w, p) + " is in " + m.function(w, p)
+		}
+		return "no runSend in this configuration"
+	}
+	var parts []string
+	seen := map[sim.ProcID]bool{}
+	q := p
+	for q != nil && q.Status == sim.Blocked && !seen[q.ID] {
+		seen[q.ID] = true
+		mx := w.Mutex(q.BlockedOn)
+		held := m.held(w, q.ID)
+		s := m.actor(w, q)
+		if held != "" {
+			s += " holds " + held + ","
+		}
+		s += " waits for " + mx.Name + " in " + m.function(w, q)
+		parts = append(parts, s)
+		if mx.Holder == sim.None {
+			break
+		}
+		q = w.Proc(mx.Holder)
+	}
+	if q != nil && q.Status != sim.Blocked {
+		parts = append(parts, m.actor(w, q)+" holds "+m.held(w, q.ID)+" in "+m.function(w, q))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// held lists the mutexes p holds.
+func (m *Manager) held(w *sim.World, p sim.ProcID) string {
+	var names []string
+	for _, mx := range w.Mutexes() {
+		if mx.Holder == p {
+			names = append(names, mx.Name)
+		}
+	}
+	return strings.Join(names, " and ")
+}
+
+// Describe says what a pending event would do, in the model's words.
+func (m *Manager) Describe(w *sim.World, ev *sim.Event) string {
+	p := w.Proc(ev.Proc)
+	who := m.actor(w, p)
+	if ev.Kind == sim.EvAcquire {
+		return who + " gets " + w.Mutex(sim.MutexID(ev.Timer)).Name
+	}
+	sm := m.streamName(w)
+	pc := p.PC
+	switch {
+	case m.client(p.ID) >= 0:
+		return who + " " + [...]string{
+			"takes mu", "checks isOpen; the first receiver starts the vstream", "starts the vstream and releases streamMu",
+			"appends its receiver and releases mu", "releases mu", "takes mu",
+			"removes its receiver; the last one stops the vstream", "cancels the vstream and releases streamMu",
+			"clears the cache and releases mu", "goes away"}[pc]
+	case p.ID == m.poller:
+		switch pc {
+		case pTick:
+			return "pollerTicks fires: runPoller starts"
+		case pFastLock:
+			if m.cfg.Fixed {
+				return who + " takes " + sm
+			}
+			return who + " takes mu (receiverCount)"
+		case pFastRead:
+			return who + " reads len(receivers) and releases mu"
+		case pStreamLock:
+			return who + " takes streamMu"
+		case pMuLockFixed, pMuLock:
+			return who + " takes mu"
+		case pCheckFixed:
+			return who + " checks len(receivers)"
+		case pRead:
+			return who + " runs readPending"
+		case pAdd:
+			return who + " adds the rows to the cache"
+		case pMuUnlock:
+			return who + " releases mu"
+		case pStreamUnlock:
+			return who + " releases " + sm
+		case pReturn:
+			return "runPoller returns to pollerTicks"
+		}
+		return "pollerTicks' goroutine ends"
+	case p.ID == m.vstream:
+		return [...]string{"a row event commits; the vstream callback takes " + sm, who + " checks ctx",
+			who + " processes the next row", "Add takes mu", "Add puts the row in the cache", "Add releases mu",
+			who + " releases " + sm, "the binlog ends for this manager"}[pc]
+	case p.ID == m.runSend:
+		return "runSend " + [...]string{"takes mu", "pops a batch for the current receiver, or waits on cond", "releases mu", "returns"}[pc]
+	case p.ID == m.closer:
+		return "Close " + [...]string{"stops pollerTicks", "releases the timer", "takes mu", "closes: cancels receivers, clears the cache",
+			"wakes the goroutines waiting on cond", "cancels the vstream and releases streamMu", "releases mu", "waits for wg", "has returned"}[pc]
+	}
+	return who + " " + [...]string{"waits for a batch", "takes its batch", "writes to the client", "takes mu to reset busy",
+		"resets busy", "releases mu", "takes " + sm + " for cache.Discard", "discards the rows and releases " + sm, "ends"}[pc]
+}
+
+// View shows the manager, its locks and each goroutine.
+func (m *Manager) View(w *sim.World) sim.View {
+	var subs []string
+	for i, s := range m.subscribed {
+		if s {
+			subs = append(subs, clientName(i))
+		}
+	}
+	cur := "none"
+	if m.curReceiver >= 0 {
+		cur = clientName(m.curReceiver)
+	}
+	inflight := 0
+	for i := range m.batch {
+		inflight += m.batch[i] + m.sending[i]
+	}
+	mgr := sim.Group{ID: "messageManager", Title: "messageManager", Fields: []sim.Field{
+		{Name: "isOpen", Value: strconv.FormatBool(m.isOpen)},
+		{Name: "receivers", Value: fmt.Sprintf("%d [%s]", len(subs), strings.Join(subs, " "))},
+		{Name: "curReceiver", Value: cur},
+		{Name: "streaming", Value: strconv.FormatBool(m.streaming)},
+		{Name: "messagesPending", Value: strconv.FormatBool(m.messagesPending)},
+		{Name: "cache", Value: strconv.Itoa(m.cached), Unit: "rows"},
+		{Name: "table (not in cache, not sent)", Value: strconv.Itoa(m.stored), Unit: "rows"},
+		{Name: "in flight", Value: strconv.Itoa(inflight), Unit: "rows"},
+		{Name: "delivered", Value: strconv.Itoa(m.delivered), Unit: "messages"},
+		{Name: "pollerTicks", Value: map[bool]string{true: "stopped", false: "running"}[m.pollerStopped]},
+	}}
+	locks := sim.Group{ID: "locks", Title: "locks"}
+	for _, mx := range w.Mutexes() {
+		v := "free"
+		if mx.Holder != sim.None {
+			v = "held by " + m.actor(w, w.Proc(mx.Holder))
+		}
+		if len(mx.Waiters) > 0 {
+			var ws []string
+			for _, q := range mx.Waiters {
+				ws = append(ws, m.actor(w, w.Proc(q)))
+			}
+			v += "; waiting: " + strings.Join(ws, ", ")
+		}
+		locks.Fields = append(locks.Fields, sim.Field{Name: mx.Name, Value: v})
+	}
+	for _, c := range w.Conds() {
+		var ws []string
+		for _, q := range c.Waiters {
+			ws = append(ws, m.actor(w, w.Proc(q)))
+		}
+		locks.Fields = append(locks.Fields, sim.Field{Name: c.Name + " waiters", Value: strings.Join(ws, ", ")})
+	}
+	v := sim.View{Groups: []sim.Group{mgr, locks}}
+	for i := range w.Procs() {
+		p := &w.Procs()[i]
+		status := p.Status.String()
+		switch p.Status {
+		case sim.Blocked:
+			status = "blocked on " + w.Mutex(p.BlockedOn).Name
+		case sim.Waiting:
+			status = "waiting on " + w.Conds()[p.WaitingOn].Name
+		}
+		fields := []sim.Field{{Name: "in", Value: m.function(w, p)}, {Name: "status", Value: status}}
+		if held := m.held(w, p.ID); held != "" {
+			fields = append(fields, sim.Field{Name: "holds", Value: held})
+		}
+		v.Groups = append(v.Groups, sim.Group{ID: p.Name, Title: p.Name, Node: p.Node, Fields: fields})
+	}
+	return v
+}
