@@ -46,6 +46,9 @@ func (m *Model) brokerTick(w *sim.World, n int) sim.Action {
 	case Always:
 		why = "every tick"
 	}
+	if why != "" && !m.hasPublished[n] {
+		why = "first value"
+	}
 	v := relText(m.rel(b))
 	if why == "" {
 		return sim.Local("broker: backlog "+v+" = last published, not gossiped", 0)
@@ -55,8 +58,10 @@ func (m *Model) brokerTick(w *sim.World, n int) sim.Action {
 }
 
 // publish is add_local_application_state(VIEW_BACKLOG, "current:max:ts"),
-// ts being the publisher's clock. The local endpoint's on_change runs at
-// once; the other nodes learn it through gossip rounds.
+// ts being the publisher's clock. The gossiper runs the on_change
+// notifications for the local endpoint at once (do_on_change_notifications
+// in add_local_application_state); the other nodes learn the value through
+// gossip rounds.
 func (m *Model) publish(w *sim.World, n int, b int64) {
 	m.published[n], m.publishedAt[n], m.hasPublished[n] = b, m.now, true
 	m.applyGossip(w, n, n, b, m.now)

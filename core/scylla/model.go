@@ -114,6 +114,9 @@ type Model struct {
 	// Client counters.
 	issued, succeeded, rejected, failed int
 	lastDelay, lastTrueDelay            []sim.Time
+	// Flow-control totals over all writes: delay applied, delay the true
+	// backlogs would give, and the absolute difference.
+	delaySum, trueDelaySum, delayErrSum sim.Time
 
 	// bad is set by the step that computed a write response carrying less
 	// than the applying shard's backlog; cleared at the start of each step.

@@ -58,6 +58,9 @@ func (m *Model) View(w *sim.World) sim.View {
 		{Name: "rejected by admission control", Value: strconv.Itoa(m.rejected)},
 		{Name: "failed", Value: strconv.Itoa(m.failed)},
 		{Name: "in flight at coordinators", Value: strconv.Itoa(len(m.inflight))},
+		{Name: "total flow-control delay applied", Value: strconv.FormatFloat(m.delaySum.Seconds(), 'f', 3, 64), Unit: "s"},
+		{Name: "total delay the true backlogs give", Value: strconv.FormatFloat(m.trueDelaySum.Seconds(), 'f', 3, 64), Unit: "s"},
+		{Name: "total |applied - true| delay", Value: strconv.FormatFloat(m.delayErrSum.Seconds(), 'f', 3, 64), Unit: "s"},
 	}})
 	return v
 }

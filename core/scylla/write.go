@@ -272,7 +272,9 @@ func (m *Model) gotBacklog(w *sim.World, c, r int, v int64) {
 }
 
 // gotResponse is storage_proxy::got_response / got_failure_response on
-// the coordinator shard.
+// the coordinator shard. The handler's completion (and so the flow-control
+// delay) runs as a continuation after got_response returns, so it already
+// sees the backlog this response carried.
 func (m *Model) gotResponse(w *sim.World, c int, d mutationDone) sim.Action {
 	m.gotBacklog(w, c, d.Replica, d.Backlog)
 	m.countResponse(w, c, d.ID, d.OK)
@@ -339,6 +341,13 @@ func (m *Model) throttle(w *sim.World, c int, x *coordWrite) sim.Time {
 	d := m.delayFor(believed, budget)
 	td := m.delayFor(truth, budget)
 	m.lastDelay[c], m.lastTrueDelay[c] = d, td
+	m.delaySum += d
+	m.trueDelaySum += td
+	if d > td {
+		m.delayErrSum += d - td
+	} else {
+		m.delayErrSum += td - d
+	}
 	w.Sample(m.sDelay[c], d.Millis())
 	w.Sample(m.sTrueDelay[c], td.Millis())
 	x.delay, x.delayLeft = d, d > 0
