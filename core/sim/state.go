@@ -114,3 +114,10 @@ func (w *World) Snapshot() *World {
 	c.schedule = sched[:len(sched):len(sched)]
 	return c
 }
+
+// SetSchedule replaces w's record of the choices it has made with s. It
+// lets core/timeline hand the worlds it restores from snapshots a view of
+// the recorded run's schedule instead of a copy: s must hold exactly the
+// choices w's run made, in order, and belongs to w afterwards (cap it,
+// s[:n:n], so that later choices never write into a shared array).
+func (w *World) SetSchedule(s []int) { w.schedule = s }

@@ -26,17 +26,32 @@ func (tl *Timeline) Initial() *sim.World {
 
 // worldAt returns the world after n steps (0 <= n <= Len).
 func (tl *Timeline) worldAt(n int) (*sim.World, error) {
+	w, base, err := tl.replay(n)
+	if err != nil {
+		return nil, err
+	}
+	made := base + len(w.Schedule())
+	w.SetSchedule(tl.schedule[:made:made])
+	return w, nil
+}
+
+// replay restores the world after n steps with an empty record of choices
+// (base choices were made before it): the schedule of a long run is never
+// copied. worldAt then hands it the recorded prefix.
+func (tl *Timeline) replay(n int) (*sim.World, int, error) {
 	k := n / tl.every
 	if k >= len(tl.snaps) {
 		k = len(tl.snaps) - 1
 	}
 	w := tl.snaps[k].Snapshot()
-	w.SetChooser(&sim.ScriptChooser{Schedule: tl.schedule, Pos: len(w.Schedule())})
+	base := len(w.Schedule())
+	w.SetSchedule(nil)
+	w.SetChooser(&sim.ScriptChooser{Schedule: tl.schedule, Pos: base})
 	for w.Steps() < n {
 		if !w.Step() {
-			return nil, fmt.Errorf("%w: replay from the snapshot at step %d stopped at step %d of %d: %v",
+			return nil, 0, fmt.Errorf("%w: replay from the snapshot at step %d stopped at step %d of %d: %v",
 				ErrReplay, k*tl.every, w.Steps(), n, w.Err())
 		}
 	}
-	return w, nil
+	return w, base, nil
 }

@@ -42,7 +42,7 @@ func (tl *Timeline) StateAt(i int) (StateView, error) {
 	if err := tl.checkStep(i); err != nil {
 		return StateView{}, err
 	}
-	w, err := tl.worldAt(i)
+	w, _, err := tl.replay(i)
 	if err != nil {
 		return StateView{}, err
 	}
