@@ -1,0 +1,189 @@
+package scylla
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/racetrack-sim/racetrack/core/scenario"
+	"github.com/racetrack-sim/racetrack/core/sim"
+)
+
+// newWorld builds a world for a preset, variant and parameter overrides.
+func newWorld(t *testing.T, preset, variant string, params map[string]any, seed uint64, ch sim.Chooser) (*sim.World, scenario.RunSpec) {
+	t.Helper()
+	reg := scenario.NewRegistry(Scenario())
+	spec, sc, _, err := reg.Build(scenario.RunSpec{Scenario: ID, Preset: preset, Variant: variant, Params: params, Seed: seed}, scenario.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := sc.New(spec.Variant, scenario.Values(spec.Params))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch == nil {
+		ch = sim.NewRandomChooser(seed)
+	}
+	return sim.NewWorld(m, seed, ch, sim.Options{Trace: true}), spec
+}
+
+// TestNodeUpdateBacklog pins the level-2 semantics: add_fetch refreshes
+// only the calling shard's slot, fetch is at most one interval stale, and
+// fetch_if_changed reports a flag once.
+func TestNodeUpdateBacklog(t *testing.T) {
+	w, _ := newWorld(t, "steady-hot-shard", "buggy", map[string]any{"nodes": 1.0, "rf": 1.0, "shards": 2.0}, 1, nil)
+	m := w.Model().(*Model)
+	m.now = 0
+	if got := m.addFetch(0, 0, true); got != 0 || m.lastUpdate[0] != 0 {
+		t.Fatalf("first add_fetch: %d, last update %v", got, m.lastUpdate[0])
+	}
+	m.setSem(w, 0, 1, 5000) // view updates on shard 1
+	m.now = 5 * sim.Millisecond
+	if got := m.addFetch(0, 0, true); got != 0 {
+		t.Errorf("add_fetch on shard 0 within the interval = %d, want 0 (shard 1's slot was never written)", got)
+	}
+	m.now = 20 * sim.Millisecond
+	if got := m.addFetch(0, 0, true); got != 0 {
+		t.Errorf("add_fetch on shard 0 after the interval = %d, want 0: the recomputed max still misses shard 1", got)
+	}
+	m.add(0, 1)
+	m.now = 25 * sim.Millisecond
+	if got := m.fetch(0, 0); got != 0 {
+		t.Errorf("fetch within the interval = %d, want the cached 0", got)
+	}
+	m.now = 30 * sim.Millisecond
+	if got := m.fetch(0, 0); got != 5000 {
+		t.Errorf("fetch after the interval = %d, want 5000", got)
+	}
+	if b, changed := m.fetchIfChanged(0); b != 5000 || !changed {
+		t.Errorf("fetch_if_changed = %d, %v; want 5000, true", b, changed)
+	}
+	if _, changed := m.fetchIfChanged(0); changed {
+		t.Error("fetch_if_changed reported a change twice")
+	}
+}
+
+func TestFlowControlDelay(t *testing.T) {
+	w, _ := newWorld(t, "steady-hot-shard", "fixed", nil, 1, nil)
+	m := w.Model().(*Model)
+	half := m.cfg.maxMem / 2
+	if got := m.delayFor(half, sim.Second); got != 125*sim.Millisecond {
+		t.Errorf("delay at relative 0.5 = %v, want 125ms (0.5^3 * 1s)", got)
+	}
+	if got := m.delayFor(m.cfg.maxMem, 300*sim.Millisecond); got != 300*sim.Millisecond {
+		t.Errorf("delay at relative 1 with 300ms left = %v, want the 300ms budget", got)
+	}
+	if got := m.delayFor(0, sim.Second); got != 0 {
+		t.Errorf("delay at no_backlog = %v", got)
+	}
+}
+
+// flipChooser takes the second option of the first event choice and the
+// first option of everything else.
+type flipChooser struct{ flipped bool }
+
+func (f *flipChooser) Choose(c *sim.Choice) int {
+	if c.Kind == sim.ChooseEvent && !f.flipped {
+		f.flipped = true
+		return 1
+	}
+	return 0
+}
+
+// TestHashIsCanonical: the two brokers' first ticks run in either order;
+// afterwards the states, and their hashes, are the same. A clone hashes
+// like its original and stepping it leaves the original alone.
+func TestHashIsCanonical(t *testing.T) {
+	a, _ := newWorld(t, "stale-gossip", "buggy", nil, 1, sim.FirstChooser{})
+	b, _ := newWorld(t, "stale-gossip", "buggy", nil, 1, &flipChooser{})
+	for i := 0; i < 2; i++ {
+		a.Step()
+		b.Step()
+	}
+	if a.Trace().StepLabel(0) == b.Trace().StepLabel(0) && a.ProcName(a.Trace().Step(0).Proc) == b.ProcName(b.Trace().Step(0).Proc) {
+		t.Fatal("the two runs took the same first step")
+	}
+	if a.Hash() != b.Hash() {
+		t.Errorf("same state, different hashes: %x vs %x", a.Hash(), b.Hash())
+	}
+	c := a.Clone()
+	if c.Hash() != a.Hash() {
+		t.Fatal("clone hashes differently")
+	}
+	before := a.Hash()
+	c.SetChooser(sim.FirstChooser{})
+	for i := 0; i < 10; i++ {
+		c.Step()
+	}
+	if a.Hash() != before {
+		t.Error("stepping the clone changed the original")
+	}
+	if c.Hash() == before {
+		t.Error("ten steps changed nothing")
+	}
+}
+
+// TestAdmissionControlStaleBelief is test_gossip_same_backlog: a 240000 B
+// write leaves the coordinator believing 0.96; a rejected write gets no
+// response, so only gossip can clear it. With both bugs every later write
+// is rejected; with the fixes the next ones are admitted.
+func TestAdmissionControlStaleBelief(t *testing.T) {
+	params := map[string]any{"admissionControl": true, "writeSizes": []any{240000.0}, "writeCount": 3.0,
+		"writeRate": 0.25, "duration": 20000.0}
+	for _, v := range []string{"buggy", "fixed"} {
+		for seed := uint64(1); seed <= 20; seed++ {
+			w, spec := newWorld(t, "stale-gossip", v, params, seed, nil)
+			if err := w.Run(sim.Limits{MaxTime: 20 * sim.Second, MaxSteps: spec.MaxSteps}); err != nil {
+				t.Fatal(err)
+			}
+			m := w.Model().(*Model)
+			want := 0
+			if v == "buggy" {
+				want = 2
+			}
+			if m.issued != 3 || m.rejected != want {
+				t.Fatalf("%s seed %d: %d writes, %d rejected; want 3 and %d", v, seed, m.issued, m.rejected, want)
+			}
+		}
+	}
+}
+
+// TestViewShowsTheThreeLevels checks the state view at the end of seed 001.
+func TestViewShowsTheThreeLevels(t *testing.T) {
+	w, spec := newWorld(t, "stale-gossip", "buggy", nil, 1, nil)
+	if err := w.Run(spec.Limits()); err != nil {
+		t.Fatal(err)
+	}
+	m := w.Model().(*Model)
+	v := m.View(w)
+	if want := 2 + 2*1 + 2 + 1; len(v.Groups) != want {
+		t.Errorf("%d groups, want %d", len(v.Groups), want)
+	}
+	field := func(group, name string) string {
+		for _, g := range v.Groups {
+			if g.ID != group {
+				continue
+			}
+			for _, f := range g.Fields {
+				if f.Name == name {
+					return f.Value
+				}
+			}
+		}
+		t.Fatalf("no field %s in group %s", name, group)
+		return ""
+	}
+	if got := field("n1-beliefs", "n2"); !strings.HasPrefix(got, "0.62 (response, 1.202s); true 0.00") {
+		t.Errorf("n1's belief about n2: %q", got)
+	}
+	if got := field("n2/s0", "units in use"); got != "0" {
+		t.Errorf("n2/s0 units: %q", got)
+	}
+	if got := field("n2", "broker: last gossiped"); got != "0.00 at 0.000s" {
+		t.Errorf("n2 broker: %q", got)
+	}
+	for _, e := range w.Pending() {
+		if d := m.Describe(w, &e); d == "" || strings.HasSuffix(d, "handles a message") {
+			t.Errorf("pending event %+v described as %q", e, d)
+		}
+	}
+}
