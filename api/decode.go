@@ -1,6 +1,8 @@
 package api
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"mime"
@@ -34,6 +36,13 @@ func readBody(r *http.Request) ([]byte, error) {
 // decodeStrict decodes one JSON object into v; any failure is a 400 that
 // names the field.
 func decodeStrict(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	dec.UseNumber()
+	var nested *scenario.FieldError
+	if err := dec.Decode(v); errors.As(err, &nested) {
+		return fromFieldError(nested, true)
+	}
 	if err := scenario.DecodeStrict(data, v); err != nil {
 		var fe *scenario.FieldError
 		if errors.As(err, &fe) {

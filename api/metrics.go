@@ -55,6 +55,9 @@ func newMetrics() *metrics {
 			Name: "racetrack_timeline_cache_bytes", Help: "Estimated memory held by cached timelines.",
 		}),
 	}
+	for _, kind := range []string{"run", "search"} {
+		m.streams.WithLabelValues(kind)
+	}
 	m.reg.MustRegister(m.requests, m.latency, m.runs, m.searches, m.streams, m.frames, m.slowClosed, m.queue, m.cacheBytes,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m

@@ -15,11 +15,11 @@ func (s *Server) routes() http.Handler {
 	r := chi.NewRouter()
 	r.Use(middleware.RequestID, recoverer, s.observe, securityHeaders, limitBody(s.cfg.MaxBodyBytes))
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, r, notFound("path", "no route %s", r.URL.Path))
+		writeError(w, r, notFound("path", "no route for path %s", r.URL.Path))
 	})
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, newProblem(http.StatusMethodNotAllowed, "method-not-allowed", "Method not allowed", "method",
-			"%s is not allowed on %s", r.Method, r.URL.Path))
+			"method %s is not allowed on %s", r.Method, r.URL.Path))
 	})
 
 	r.Get("/healthz", s.healthz)
@@ -46,7 +46,7 @@ func (s *Server) routes() http.Handler {
 			r.Get("/stream", s.searchStream)
 		})
 		r.NotFound(func(w http.ResponseWriter, r *http.Request) {
-			writeError(w, r, notFound("path", "no API route %s", r.URL.Path))
+			writeError(w, r, notFound("path", "no API route for path %s", r.URL.Path))
 		})
 	})
 
@@ -89,6 +89,6 @@ func staticFiles(dirs []string) http.Handler {
 				}
 			}
 		}
-		writeError(w, r, notFound("path", "no file %s", name))
+		writeError(w, r, notFound("path", "no file at path %s", name))
 	})
 }

@@ -108,7 +108,7 @@ func (s *Server) execute(ns scenario.RunSpec) (*recording, error) {
 // lookupRun resolves a run id: the cache, else the stored spec (recomputed).
 func (s *Server) lookupRun(id string) (*recording, error) {
 	if !runIDPattern.MatchString(id) {
-		return nil, notFound("id", "run id %q is not a run id (r followed by 20 hex digits)", truncate(id, 40))
+		return nil, notFound("id", "no run with id %q: a run id is r followed by 20 hex digits", truncate(id, 40))
 	}
 	if rec, ok := s.timelines.peek(id); ok {
 		return rec, nil
@@ -116,7 +116,7 @@ func (s *Server) lookupRun(id string) (*recording, error) {
 	return s.timelines.get(id, func() (*recording, error) {
 		spec, err := s.store.Run(id)
 		if errors.Is(err, ErrNotStored) {
-			return nil, notFound("id", "no run %s; create it with POST /api/v1/runs", id)
+			return nil, notFound("id", "no run with id %s; create it with POST /api/v1/runs", id)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("read run %s: %w", id, err)

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+
+	"github.com/racetrack-sim/racetrack/core/scenario"
 )
 
 // SearchRequest is the body of POST /api/v1/searches.
@@ -32,6 +34,27 @@ type SearchBudget struct {
 	States  int     `json:"states,omitempty"`
 	Runs    int     `json:"runs,omitempty"`
 	Seconds float64 `json:"seconds,omitempty"`
+}
+
+// UnmarshalJSON decodes a budget strictly, naming its fields in errors
+// with their full path (budget.states), which encoding/json does not do
+// for unknown fields of nested objects.
+func (b *SearchBudget) UnmarshalJSON(data []byte) error {
+	type plain SearchBudget
+	var p plain
+	if err := scenario.DecodeStrict(data, &p); err != nil {
+		var fe *scenario.FieldError
+		if errors.As(err, &fe) {
+			field := "budget"
+			if fe.Field != "body" {
+				field += "." + fe.Field
+			}
+			return &scenario.FieldError{Field: field, Msg: fe.Msg}
+		}
+		return err
+	}
+	*b = SearchBudget(p)
+	return nil
 }
 
 // Search states.
@@ -280,7 +303,7 @@ func (s *Server) createSearch(w http.ResponseWriter, r *http.Request) {
 // searchStatus finds a search: live in this process, else in the store.
 func (s *Server) searchStatus(id string) (SearchStatus, *job, error) {
 	if !searchIDPattern.MatchString(id) {
-		return SearchStatus{}, nil, notFound("id", "search id %q is not a search id (s followed by 16 hex digits)", truncate(id, 40))
+		return SearchStatus{}, nil, notFound("id", "no search with id %q: a search id is s followed by 16 hex digits", truncate(id, 40))
 	}
 	if j, ok := s.searches.get(id); ok {
 		st, _ := j.snapshot()
@@ -288,7 +311,7 @@ func (s *Server) searchStatus(id string) (SearchStatus, *job, error) {
 	}
 	rec, err := s.store.Search(id)
 	if errors.Is(err, ErrNotStored) {
-		return SearchStatus{}, nil, notFound("id", "no search %s", id)
+		return SearchStatus{}, nil, notFound("id", "no search with id %s", id)
 	}
 	if err != nil {
 		return SearchStatus{}, nil, fmt.Errorf("read search %s: %w", id, err)

@@ -26,7 +26,7 @@ const streamReadLimit = 4 << 10
 func (s *Server) acceptStream(w http.ResponseWriter, r *http.Request) (*websocket.Conn, error) {
 	if !headerHas(r.Header, "Connection", "upgrade") || !strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
 		p := newProblem(http.StatusUpgradeRequired, "upgrade-required", "Upgrade required", "Upgrade",
-			"%s is a WebSocket endpoint; connect with a WebSocket client", r.URL.Path)
+			"%s is a WebSocket endpoint; connect with a WebSocket client (Upgrade: websocket)", r.URL.Path)
 		w.Header().Set("Upgrade", "websocket")
 		return nil, p
 	}
