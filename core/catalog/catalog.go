@@ -5,6 +5,7 @@ import (
 	"github.com/racetrack-sim/racetrack/core/philo"
 	"github.com/racetrack-sim/racetrack/core/scenario"
 	"github.com/racetrack-sim/racetrack/core/scylla"
+	"github.com/racetrack-sim/racetrack/core/tarantool"
 )
 
 // New returns the registry of every scenario.
@@ -12,5 +13,6 @@ func New() *scenario.Registry {
 	return scenario.NewRegistry(
 		philo.Scenario(),
 		scylla.Scenario(),
+		tarantool.Scenario(),
 	)
 }

@@ -119,10 +119,14 @@ type Config struct {
 	Duration           sim.Time
 }
 
-// cbusLatency is one hop over a cbus pipe between two threads of one
-// instance: much shorter than the network, never zero, so the diagram keeps
-// the hop visible.
-const cbusLatency = 20 * sim.Microsecond
+// One hop over a cbus pipe between two threads of one instance takes from
+// cbusMin to cbusMax, in order: the receiving thread handles its endpoint
+// between turns of its own loop (a relay may be busy reading an xlog), so
+// updates pushed in a burst can be on the pipe together.
+const (
+	cbusMin = 20 * sim.Microsecond
+	cbusMax = 1 * sim.Millisecond
+)
 
 // deathTimeout is replication_disconnect_timeout(): 4 x replication_timeout,
 // which box uses as Raft's death timeout and as the applier's and relay's
@@ -136,10 +140,21 @@ func (c *Config) writesStopAt() sim.Time { return c.Duration * 7 / 10 }
 // faultsStopAt is when the nemesis heals everything and stops.
 func (c *Config) faultsStopAt() sim.Time { return c.Duration * 5 / 10 }
 
+// maxOneWay is the longest one-way network latency: 3L/2, ten times that
+// on a link the nemesis slowed down.
+func (c *Config) maxOneWay() sim.Time {
+	l := c.NetworkLatency * 3 / 2
+	if c.Faults > 0 {
+		l *= slowFactor
+	}
+	return l
+}
+
 // learnDeadline is "a few relay round trips": the relay's enable round
-// trip, two network hops each way and two WAL writes, plus a millisecond.
+// trip, two network round trips, two WAL writes and four cbus hops, plus a
+// millisecond.
 func (c *Config) learnDeadline() sim.Time {
-	return c.RelayEnableDelay + 6*c.NetworkLatency + 2*c.WALDelay + 4*cbusLatency + sim.Millisecond
+	return c.RelayEnableDelay + 4*c.maxOneWay() + 2*c.WALDelay + 4*cbusMax + sim.Millisecond
 }
 
 // applyDeadline adds one replication_timeout (an ack period) to it.

@@ -207,13 +207,16 @@ func (m *Model) randomFault(w *sim.World) string {
 	}
 }
 
-// setSlow multiplies a link's latency by ten (or restores it), keeping
+// slowFactor is how much slower a slowed link is.
+const slowFactor = 10
+
+// setSlow multiplies a link's latency by slowFactor (or restores it), keeping
 // its partition state and FIFO order.
 func (m *Model) setSlow(w *sim.World, a, b int, slow bool) {
 	m.Nemesis.Slow[a*m.n()+b] = slow
 	l := m.link()
 	if slow {
-		l.Min, l.Max = l.Min*10, l.Max*10
+		l.Min, l.Max = l.Min*slowFactor, l.Max*slowFactor
 	}
 	for _, p := range [2][2]int{{a, b}, {b, a}} {
 		x, y := sim.NodeID(p[0]), sim.NodeID(p[1])

@@ -222,15 +222,6 @@ func (m *Model) setCandidate(w *sim.World, i int, candidate bool) {
 	}
 }
 
-// setQuorum mirrors raft_cfg_election_quorum.
-func (m *Model) setQuorum(w *sim.World, i, q int) {
-	in := &m.Inst[i]
-	in.Quorum = q
-	if in.State == Candidate && in.VoteCount >= q {
-		m.becomeLeader(w, i)
-	}
-}
-
 // processHeartbeat mirrors raft_process_heartbeat: any packet from the
 // known leader re-arms a candidate follower's death timer.
 func (m *Model) processHeartbeat(w *sim.World, i, source int) {
@@ -415,15 +406,15 @@ func (m *Model) broadcast(w *sim.World, i int) string {
 	in := &m.Inst[i]
 	in.IsBroadcastScheduled = false
 	req := m.checkpointRemote(i)
-	lost := 0
+	lost := ""
 	for b := 0; b < m.n(); b++ {
 		if b != i && !m.pushRaft(w, i, b, req) {
-			lost++
+			lost += " " + name(b)
 		}
 	}
 	s := "broadcast " + req.String()
-	if lost > 0 {
-		s += ", lost on " + itoa(lost) + " relay(s)"
+	if lost != "" {
+		s += "; dropped for" + lost + ": relay Raft not enabled"
 	}
 	return s
 }

@@ -10,7 +10,7 @@ import (
 func (m *Model) Init(w *sim.World) {
 	n := m.n()
 	w.SetDefaultLink(m.link())
-	w.SetLocalLink(sim.Link{Min: cbusLatency, Max: cbusLatency, FIFO: true})
+	w.SetLocalLink(sim.Link{Min: cbusMin, Max: cbusMax, Res: 10 * sim.Microsecond, FIFO: true})
 	m.Inst = make([]instance, n)
 	m.Relays = make([]relay, n*n)
 	m.Appliers = make([]applier, n*n)
@@ -81,7 +81,7 @@ func (m *Model) Handle(w *sim.World, p *sim.Proc, ev *sim.Event) sim.Action {
 	case roleNemesis:
 		did = m.handleNemesis(w, p)
 	}
-	if ev.Kind == sim.EvDeliver {
+	if ev.Kind == sim.EvDeliver && w.Trace() != nil {
 		did = label(ev.Payload) + ": " + did
 	}
 	m.sample(w)

@@ -1,0 +1,146 @@
+package tarantool
+
+import (
+	"testing"
+
+	"github.com/racetrack-sim/racetrack/core/scenario"
+)
+
+func registry() *scenario.Registry { return scenario.NewRegistry(Scenario()) }
+
+func seeds(full, short int) int {
+	if testing.Short() {
+		return short
+	}
+	return full
+}
+
+// sweep runs seeds 1..n of a spec and counts the violations per property.
+func sweep(t *testing.T, reg *scenario.Registry, spec scenario.RunSpec, n int) map[string]int {
+	t.Helper()
+	counts := map[string]int{}
+	for seed := 1; seed <= n; seed++ {
+		spec.Seed = uint64(seed)
+		run, err := reg.Execute(spec, scenario.Options{})
+		if err != nil {
+			t.Fatalf("%s/%s seed %d: %v", spec.Preset, spec.Variant, seed, err)
+		}
+		for _, v := range run.World.Violations() {
+			counts[v.Property]++
+			if counts[v.Property] == 1 {
+				t.Logf("%s/%s first %s at seed %d: %s", spec.Preset, spec.Variant, v.Property, seed, v.Message)
+			}
+		}
+	}
+	return counts
+}
+
+// TestSubscribeDuringElection is the seed's acceptance: with drop the
+// voter that subscribed during the election never learns its leader on
+// almost every seed; with either fix nothing is violated.
+func TestSubscribeDuringElection(t *testing.T) {
+	reg := registry()
+	n := seeds(500, 100)
+	for _, v := range []string{"drop", "pending", "pending-alloc"} {
+		c := sweep(t, reg, scenario.RunSpec{Scenario: ScenarioID, Preset: "subscribe-during-election", Variant: v}, n)
+		t.Logf("subscribe-during-election/%s over %d seeds: %s %d, %s %d, %s %d", v, n,
+			PropLearnLeader, c[PropLearnLeader], PropApplyRows, c[PropApplyRows], PropOneLeader, c[PropOneLeader])
+		if v == "drop" {
+			if c[PropLearnLeader]*100 < 95*n {
+				t.Errorf("drop violates %s on %d of %d seeds, want at least 95 %%", PropLearnLeader, c[PropLearnLeader], n)
+			}
+			continue
+		}
+		if len(c) != 0 {
+			t.Errorf("%s violates %v, want nothing", v, c)
+		}
+	}
+}
+
+// TestOneLeaderPerTermUnderFaults runs every preset and variant with the
+// random nemesis switched on (crashes, restarts, partitions, slow links):
+// no term ever has two leaders.
+func TestOneLeaderPerTermUnderFaults(t *testing.T) {
+	reg := registry()
+	n := seeds(2000, 200)
+	sc := Scenario()
+	for _, p := range sc.Presets {
+		for _, v := range sc.Variants {
+			t.Run(p.ID+"/"+v.ID, func(t *testing.T) {
+				t.Parallel()
+				spec := scenario.RunSpec{Scenario: ScenarioID, Preset: p.ID, Variant: v.ID,
+					Params: map[string]any{"faults": 4.0, "duration": 3000.0}, MaxTime: 3000}
+				c := sweep(t, reg, spec, n)
+				t.Logf("%s/%s with faults over %d seeds: %s %d, %s %d, %s %d", p.ID, v.ID, n,
+					PropOneLeader, c[PropOneLeader], PropLearnLeader, c[PropLearnLeader], PropApplyRows, c[PropApplyRows])
+				if c[PropOneLeader] != 0 {
+					t.Errorf("%s violated on %d seeds", PropOneLeader, c[PropOneLeader])
+				}
+			})
+		}
+	}
+}
+
+// TestPresetsShowTheirProperty checks each preset's own sweep: the bug
+// shows with drop in the restart and random presets too, and the fixes
+// keep followers-learn-leader.
+func TestPresetsShowTheirProperty(t *testing.T) {
+	reg := registry()
+	n := seeds(200, 40)
+	for _, p := range []string{"leader-inconsistency", "random-elections"} {
+		for _, v := range []string{"drop", "pending", "pending-alloc"} {
+			c := sweep(t, reg, scenario.RunSpec{Scenario: ScenarioID, Preset: p, Variant: v}, n)
+			t.Logf("%s/%s over %d seeds: %s %d, %s %d, %s %d", p, v, n,
+				PropLearnLeader, c[PropLearnLeader], PropApplyRows, c[PropApplyRows], PropOneLeader, c[PropOneLeader])
+			switch {
+			case v == "drop" && c[PropLearnLeader] == 0:
+				t.Errorf("%s/drop never violates %s over %d seeds", p, PropLearnLeader, n)
+			case v != "drop" && c[PropLearnLeader] != 0:
+				t.Errorf("%s/%s violates %s on %d seeds", p, v, PropLearnLeader, c[PropLearnLeader])
+			}
+		}
+	}
+}
+
+// TestPendingKeepsOneMessageInFlight steps faulty runs and checks, after
+// every step, that the rotating pair never has more than one message en
+// route per relay; the allocating version piles them up.
+func TestPendingKeepsOneMessageInFlight(t *testing.T) {
+	reg := registry()
+	n := seeds(100, 20)
+	for _, v := range []string{"pending", "pending-alloc"} {
+		peak := 0
+		for seed := 1; seed <= n; seed++ {
+			spec := scenario.RunSpec{Scenario: ScenarioID, Preset: "random-elections", Variant: v, Seed: uint64(seed)}
+			ns, _, w, err := reg.Build(spec, scenario.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for w.StepWithin(ns.Limits()) {
+				for _, r := range w.Model().(*Model).Relays {
+					peak = max(peak, r.InFlight)
+				}
+			}
+		}
+		t.Logf("%s: at most %d Raft message(s) in flight on one relay over %d seeds", v, peak, n)
+		if v == "pending" && peak != 1 {
+			t.Errorf("pending: peak of %d messages in flight, want exactly 1", peak)
+		}
+	}
+}
+
+// BenchmarkSubscribeDuringElection measures one run of the seed's preset.
+func BenchmarkSubscribeDuringElection(b *testing.B) {
+	reg := registry()
+	steps := 0
+	for i := 0; b.Loop(); i++ {
+		run, err := reg.Execute(scenario.RunSpec{Scenario: ScenarioID, Variant: "pending", Seed: uint64(i + 1)}, scenario.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		steps += run.World.Steps()
+	}
+	b.ReportMetric(float64(steps)/float64(b.N), "steps/run")
+}
+
+
