@@ -49,11 +49,16 @@ func (m *Model) brokerTick(w *sim.World, n int) sim.Action {
 	if why != "" && !m.hasPublished[n] {
 		why = "first value"
 	}
+	if why != "" {
+		m.publish(w, n, b)
+	}
+	if untraced(w) {
+		return silent
+	}
 	v := relText(m.rel(b))
 	if why == "" {
 		return sim.Local("broker: backlog "+v+" = last published, not gossiped", 0)
 	}
-	m.publish(w, n, b)
 	return sim.Local("broker: gossip backlog "+v+" ("+why+")", 0)
 }
 
@@ -76,7 +81,11 @@ func (m *Model) publish(w *sim.World, n int, b int64) {
 // onGossip is view_update_backlog_broker::on_change on node c for the
 // VIEW_BACKLOG state of node r.
 func (m *Model) onGossip(w *sim.World, c, r int, b int64, ts sim.Time) sim.Action {
-	if m.applyGossip(w, c, r, b, ts) {
+	ok := m.applyGossip(w, c, r, b, ts)
+	if untraced(w) {
+		return silent
+	}
+	if ok {
 		return sim.Local(nodeName(r)+"'s backlog := "+relText(m.rel(b))+" (gossip)", 0)
 	}
 	i := c*m.cfg.nodes + r

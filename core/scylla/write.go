@@ -17,6 +17,9 @@ func (m *Model) Handle(w *sim.World, p *sim.Proc, ev *sim.Event) sim.Action {
 	case m.mesh:
 		g := ev.Payload.(gossipMsg)
 		w.Send(m.mesh, m.shardProc[m.idx(g.To, 0)], g)
+		if untraced(w) {
+			return silent
+		}
 		return sim.Local("gossip of "+nodeName(g.From)+" reaches "+nodeName(g.To), 0)
 	}
 	n, s := int(p.Node), p.Shard
@@ -50,9 +53,18 @@ func (m *Model) Handle(w *sim.World, p *sim.Proc, ev *sim.Event) sim.Action {
 	return sim.Local("?", 0)
 }
 
+// silent is the step of an untraced run: labels only name steps in the
+// trace, so an untraced run does not build them.
+var silent = sim.Local("", 0)
+
+func untraced(w *sim.World) bool { return w.Trace() == nil }
+
 // handleClient issues writes at writeRate and collects answers.
 func (m *Model) handleClient(w *sim.World, ev *sim.Event) sim.Action {
 	if ev.Kind == sim.EvDeliver {
+		if untraced(w) {
+			return silent
+		}
 		return sim.Local("client: "+ev.Payload.(writeReply).Label(), 0)
 	}
 	c := &m.cfg
@@ -69,6 +81,9 @@ func (m *Model) handleClient(w *sim.World, ev *sim.Event) sim.Action {
 		if m.now+gap <= c.duration {
 			w.SetTimer(m.client, gap, tagClientNext)
 		}
+	}
+	if untraced(w) {
+		return silent
 	}
 	return sim.Local("client sends "+x.name()+" to "+shardName(x.Coord, x.CShard), 0)
 }
@@ -129,10 +144,15 @@ func (m *Model) coordinate(w *sim.World, n, s int, x writeInfo) sim.Action {
 		}
 	}
 	m.inflight = append(m.inflight, coordWrite{w: x, start: m.now})
-	label := "coordinate " + x.name() + " →"
+	label := ""
+	if !untraced(w) {
+		label = "coordinate " + x.name() + " →"
+	}
 	for i := 0; i < c.rf; i++ {
 		r := m.replica(x, i)
-		label += " " + nodeName(r)
+		if label != "" {
+			label += " " + nodeName(r)
+		}
 		switch {
 		case r != n:
 			w.Send(m.shardProc[m.idx(n, s)], m.shardProc[m.idx(r, s)], mutation{W: x})
@@ -140,7 +160,9 @@ func (m *Model) coordinate(w *sim.World, n, s int, x writeInfo) sim.Action {
 			ok := m.apply(w, n, s, x)
 			m.gotBacklog(w, n, n, m.responseBacklog(n, s, x))
 			m.countResponse(w, n, x.ID, ok)
-			label += " (applied here)"
+			if label != "" {
+				label += " (applied here)"
+			}
 		default:
 			w.Send(m.shardProc[m.idx(n, s)], m.shardProc[m.idx(n, x.Applying)], applyReq{W: x, Local: true})
 		}
@@ -155,9 +177,15 @@ func (m *Model) handleMutation(w *sim.World, n, s int, x writeInfo) sim.Action {
 	if x.Applying == s {
 		ok := m.apply(w, n, s, x)
 		m.respond(w, n, s, x, ok)
+		if untraced(w) {
+			return silent
+		}
 		return sim.Local("apply "+x.name()+" here (+"+bytesText(x.Bytes)+" view updates) and answer", 0)
 	}
 	w.Send(m.shardProc[m.idx(n, s)], m.shardProc[m.idx(n, x.Applying)], applyReq{W: x})
+	if untraced(w) {
+		return silent
+	}
 	return sim.Local("handle "+x.name()+": submit to owning shard s"+strconv.Itoa(x.Applying), 0)
 }
 
@@ -165,6 +193,9 @@ func (m *Model) handleMutation(w *sim.World, n, s int, x writeInfo) sim.Action {
 func (m *Model) handleApply(w *sim.World, n, s int, a applyReq) sim.Action {
 	ok := m.apply(w, n, s, a.W)
 	w.Send(m.shardProc[m.idx(n, s)], m.shardProc[m.idx(n, a.W.CShard)], applied{W: a.W, OK: ok, Local: a.Local})
+	if untraced(w) {
+		return silent
+	}
 	if !ok {
 		return sim.Local("apply "+a.W.name()+": view update backlog exceeded the limit", 0)
 	}
@@ -179,9 +210,15 @@ func (m *Model) handleApplied(w *sim.World, n, s int, a applied) sim.Action {
 		v := m.responseBacklog(n, s, a.W)
 		m.gotBacklog(w, n, n, v)
 		m.countResponse(w, n, a.W.ID, a.OK)
+		if untraced(w) {
+			return silent
+		}
 		return sim.Local(a.W.name()+" applied locally; "+nodeName(n)+"'s own backlog := "+relText(m.rel(v)), 0)
 	}
 	v := m.respond(w, n, s, a.W, a.OK)
+	if untraced(w) {
+		return silent
+	}
 	return sim.Local("answer "+a.W.name()+" with backlog "+relText(m.rel(v)), 0)
 }
 
@@ -216,6 +253,9 @@ func (m *Model) viewUpdateDone(w *sim.World, n, s int, bytes int64) sim.Action {
 	m.updates[i]--
 	if m.cfg.source == ApplyingShard {
 		m.add(n, s)
+	}
+	if untraced(w) {
+		return silent
 	}
 	return sim.Local("remote view update done: −"+bytesText(bytes)+", s"+strconv.Itoa(s)+" at "+relText(m.rel(m.sem[i])), 0)
 }
@@ -278,6 +318,9 @@ func (m *Model) gotBacklog(w *sim.World, c, r int, v int64) {
 func (m *Model) gotResponse(w *sim.World, c int, d mutationDone) sim.Action {
 	m.gotBacklog(w, c, d.Replica, d.Backlog)
 	m.countResponse(w, c, d.ID, d.OK)
+	if untraced(w) {
+		return silent
+	}
 	return sim.Local("w"+strconv.Itoa(int(d.ID))+": "+nodeName(d.Replica)+"'s backlog := "+relText(d.Rel)+" (response)", 0)
 }
 
@@ -374,6 +417,9 @@ func (m *Model) flowDone(w *sim.World, c int, id int32) sim.Action {
 	m.reply(w, c, x, outcomeOK)
 	if int(x.answered) == m.cfg.rf {
 		m.inflight = append(m.inflight[:k], m.inflight[k+1:]...)
+	}
+	if untraced(w) {
+		return silent
 	}
 	return sim.Local("w"+strconv.Itoa(int(id))+": flow-control delay over", 0)
 }
