@@ -308,7 +308,6 @@ func (m *Model) Hash(h *sim.Hasher) {
 		h.Int64(int64(min(m.now-m.trueSince[n], m.deadline()+1)))
 		h.Bool(m.hasPublished[n])
 		h.Int64(m.published[n])
-		h.Int64(int64(m.now - m.publishedAt[n]))
 	}
 	for i := range m.belief {
 		h.Bool(m.beliefKnown[i])

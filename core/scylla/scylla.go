@@ -119,10 +119,10 @@ func presets() []scenario.Preset {
 				pWriteSizes: []int64{155_000}, pWriteCount: int64(1), pWriteRate: 1.0, pWriteStart: 1200.0, pDuration: 1200.0, pViewLatency: 300.0},
 			MaxTime: 5000, MaxSteps: 100_000, Property: PropConverges},
 		{ID: "steady-hot-shard", Title: "Steady load on a hot shard",
-			Story: "3 nodes x 4 shards, RF 3, 20 writes/s for two minutes, half of them on shard 1, view writes of about 500 ms. The coordinators' " +
+			Story: "3 nodes x 4 shards, RF 3, 10 writes/s for two minutes, half of them on shard 1, view writes of about 800 ms. The coordinators' " +
 				"beliefs follow whichever shard last handled an RPC, so the flow-control delay is wrong while the load lasts (compare the delay " +
 				"applied with the delay the true backlog gives), and once the load stops they keep the last stale value for ever.",
-			Params:  map[string]any{pHotShare: 0.5, pViewLatency: 500.0, pDuration: 120_000.0},
+			Params:  map[string]any{pHotShare: 0.5, pWriteRate: 10.0, pViewLatency: 800.0, pDuration: 120_000.0},
 			MaxTime: 126_000, MaxSteps: 2_000_000, Property: PropConverges},
 	}
 }
