@@ -8,8 +8,9 @@ import (
 
 func registry() *scenario.Registry { return scenario.NewRegistry(Scenario()) }
 
+// seeds is the sweep size: full natively, short under -short or -race.
 func seeds(full, short int) int {
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		return short
 	}
 	return full

@@ -1,0 +1,5 @@
+//go:build !race
+
+package tarantool
+
+const raceEnabled = false
