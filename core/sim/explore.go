@@ -66,8 +66,7 @@ func inverse[T ~int32](perm []T, n int) []T {
 // HashPermuted is the state hash of the world as it would be after
 // renaming by p, with model folding the model's state renamed the same
 // way. Explorers take the least hash over a model's symmetries as the
-// canonical hash of a state (symmetry reduction). It is not equal to Hash
-// even for the identity.
+// canonical hash of a state (symmetry reduction). With p nil it is Hash.
 func (w *World) HashPermuted(p *Permutation, model func(h *Hasher)) uint64 {
 	h := NewHasher()
 	var procInv []ProcID

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 )
@@ -40,65 +39,8 @@ func (w *World) Clone() *World {
 // nodes and links, the pending events as a multiset with times relative to
 // now, and the model's own state. The path that led here (step count,
 // absolute time, sequence numbers, the schedule) is left out, so two paths
-// to the same state hash the same.
-func (w *World) Hash() uint64 {
-	h := NewHasher()
-	for i := range w.procs {
-		p := &w.procs[i]
-		h.Int(int(p.Status))
-		h.Int(p.PC)
-		h.Int(int(p.BlockedOn))
-		h.Int(int(p.WaitingOn))
-	}
-	for i := range w.nodes {
-		h.Bool(w.nodes[i].Down)
-	}
-	for i := range w.mutexes {
-		m := &w.mutexes[i]
-		h.Int(int(m.Holder))
-		h.Int(len(m.Waiters))
-		for _, q := range m.Waiters {
-			h.Int(int(q))
-		}
-	}
-	for i := range w.conds {
-		h.Int(len(w.conds[i].Waiters))
-		for _, q := range w.conds[i].Waiters {
-			h.Int(int(q))
-		}
-	}
-	for i := range w.net.links {
-		h.Bool(w.net.links[i].Down)
-	}
-	var events uint64
-	for i := range w.queue {
-		e := &w.queue[i]
-		if w.stale(e) {
-			continue
-		}
-		events += Mix64(w.eventHash(e))
-	}
-	h.Uint64(events)
-	w.model.Hash(&h)
-	return h.Sum()
-}
-
-func (w *World) eventHash(e *Event) uint64 {
-	h := NewHasher()
-	h.Int64(int64(e.At - w.now))
-	h.Int(int(e.Proc))
-	h.Int(int(e.Kind))
-	h.Int(int(e.From))
-	h.Int(e.Timer)
-	switch p := e.Payload.(type) {
-	case nil:
-	case Hashable:
-		p.HashInto(&h)
-	default:
-		h.String(fmt.Sprintf("%T%+v", p, p))
-	}
-	return h.Sum()
-}
+// to the same state hash the same. It is HashPermuted under the identity.
+func (w *World) Hash() uint64 { return w.HashPermuted(nil, w.model.Hash) }
 
 // Snapshot is Clone for keeping many copies of one long run: the copy
 // shares the schedule recorded so far with w instead of copying it. The
