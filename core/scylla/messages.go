@@ -182,7 +182,11 @@ func relText(r float64) string {
 
 func secText(t sim.Time) string { return strconv.FormatFloat(t.Seconds(), 'f', 3, 64) + "s" }
 
+// msText prints a delay in ms, or in µs below a millisecond.
 func msText(t sim.Time) string {
+	if t < sim.Millisecond {
+		return strconv.FormatInt(int64(t/sim.Microsecond), 10) + " µs"
+	}
 	return strconv.FormatFloat(t.Millis(), 'f', 1, 64) + " ms"
 }
 
