@@ -14,6 +14,37 @@
 // applier's sender filter (raft_is_source_allowed) are modelled step by
 // step; comments name the upstream function each step mirrors.
 //
+// # Where the model simplifies, or follows upstream over the spec
+//
+//   - raft_process_msg follows raft.c (2.8): besides "raft off", "leader
+//     known", "already voted" and the vclock test, a vote is also skipped for
+//     self and for a message that is not a candidate's request; a candidate
+//     skips votes for others; outdated terms are ignored wholesale.
+//   - The subscribe-time Raft row is written only when the master has Raft
+//     enabled (box_process_subscribe); election_mode=off sends none.
+//   - A subscribe while the previous relay for that replica still runs is
+//     refused with "duplicate connection", as in box_process_subscribe; the
+//     applier retries every replication_timeout.
+//   - relayEnableDelay covers the relay thread's start (cord_costart,
+//     cbus_pair) up to relay_send_is_raft_enabled, drawn in [d/2, d]; every
+//     cbus hop then takes 20 µs to 1 ms, in order.
+//   - Relays send a heartbeat every replication_timeout (upstream: only when
+//     idle); appliers ack once per replication_timeout (upstream: also after
+//     each applied transaction). Either side drops the connection after
+//     4 x replication_timeout of silence.
+//   - A partition breaks both TCP connections of the pair at once (relays
+//     stop, appliers reconnect later) instead of dropping messages from the
+//     middle of a stream, which TCP never does.
+//   - Client rows are one-row transactions written at writeRate, applied
+//     without a WAL delay; a relay never sends a replica its own rows.
+//   - A crash loses a raft_write that had not finished; term, vote, WAL and
+//     vclock survive. Synchronous replication (the limbo, PROMOTE) is not
+//     modelled, so leader-inconsistency replays the gh-5445 restarts and
+//     mode changes, not its rollback checks.
+//   - pending-alloc sends the saved request as its own message on enable
+//     (the review version carried it inside the enable message), without a
+//     recovery restart.
+//
 // Variants: drop (the bug: a push to a relay that is not enabled yet is
 // lost), pending (the v4 fix: a rotating pair of preallocated messages, at
 // most one in flight, the latest update kept and pushed on enable and on
