@@ -143,5 +143,3 @@ func BenchmarkSubscribeDuringElection(b *testing.B) {
 	}
 	b.ReportMetric(float64(steps)/float64(b.N), "steps/run")
 }
-
-
