@@ -100,7 +100,7 @@ func TestRestartResolvesIDs(t *testing.T) {
 	assert.Equal(t, final.State, st.State)
 	assert.Equal(t, final.Result, st.Result)
 	if st.Result != nil && st.Result.Found {
-		res = ts2.get(t, "/api/v1/runs/" + st.Result.RunID)
+		res = ts2.get(t, "/api/v1/runs/"+st.Result.RunID)
 		assert.Equal(t, 200, res.Status, "the counterexample's run resolves after a restart")
 	}
 }

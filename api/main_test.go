@@ -117,7 +117,9 @@ func (ts *testServer) do(t *testing.T, method, path string, body []byte) respons
 	return response{Status: res.StatusCode, Header: res.Header, Body: b}
 }
 
-func (ts *testServer) get(t *testing.T, path string) response { return ts.do(t, http.MethodGet, path, nil) }
+func (ts *testServer) get(t *testing.T, path string) response {
+	return ts.do(t, http.MethodGet, path, nil)
+}
 
 func (ts *testServer) post(t *testing.T, path, body string) response {
 	return ts.do(t, http.MethodPost, path, []byte(body))

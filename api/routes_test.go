@@ -252,7 +252,7 @@ func TestOpenAPICoversRoutes(t *testing.T) {
 	res := ts.get(t, "/api/openapi.json")
 	require.Equal(t, http.StatusOK, res.Status)
 	var doc struct {
-		OpenAPI string                               `json:"openapi"`
+		OpenAPI string                    `json:"openapi"`
 		Paths   map[string]map[string]any `json:"paths"`
 	}
 	res.json(t, &doc)

@@ -118,14 +118,15 @@ func (s *Server) runStream(w http.ResponseWriter, r *http.Request) {
 	defer cancel(nil)
 	out := newOutbox(s.cfg.StreamQueue)
 	cmds := make(chan []byte)
-	var wg sync.WaitGroup
-	wg.Add(3)
+	writerDone := make(chan struct{})
 	go func() {
-		defer wg.Done()
+		defer close(writerDone)
 		if err := s.writeLoop(ctx, c, out); err != nil {
 			cancel(err)
 		}
 	}()
+	var wg sync.WaitGroup
+	wg.Add(2)
 	go func() {
 		defer wg.Done()
 		s.pingLoop(ctx, c, cancel)
@@ -136,16 +137,19 @@ func (s *Server) runStream(w http.ResponseWriter, r *http.Request) {
 	}()
 
 	p := &player{rec: rec, cur: start, fields: map[[2]string]string{}, speed: speed}
-	cause := s.play(ctx, p, out, cmds)
-	cancel(cause)
-	wg.Wait()
+	cancel(s.play(ctx, p, out, cmds))
+	<-writerDone
 	s.closeStream(c, "run", context.Cause(ctx))
+	_ = c.CloseNow()
+	wg.Wait()
 }
 
-// readCommands forwards client messages until the connection ends.
+// readCommands forwards client messages until the connection ends. Its
+// reads are not bound to ctx (a cancelled read would drop the connection
+// before the close handshake); closing the connection ends them.
 func readCommands(ctx context.Context, c *websocket.Conn, cmds chan<- []byte, cancel context.CancelCauseFunc) {
 	for {
-		typ, b, err := c.Read(ctx)
+		typ, b, err := c.Read(context.Background())
 		if err != nil {
 			if ctx.Err() == nil {
 				cancel(errors.Join(errClientClosed, err))

@@ -38,38 +38,46 @@ func (s *Server) searchStream(w http.ResponseWriter, r *http.Request) {
 
 	ctx, cancel := s.streamContext()
 	defer cancel(nil)
-	readCtx := c.CloseRead(ctx)
+	readCtx := c.CloseRead(context.Background())
 	stop := context.AfterFunc(readCtx, func() { cancel(errClientClosed) })
 	defer stop()
 	out := newOutbox(s.cfg.StreamQueue)
-	var wg sync.WaitGroup
-	wg.Add(2)
 	writeErr := make(chan error, 1)
 	go func() {
-		defer wg.Done()
 		err := s.writeLoop(ctx, c, out)
 		if err != nil {
 			cancel(err)
 		}
 		writeErr <- err
 	}()
+	var wg sync.WaitGroup
+	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		s.pingLoop(ctx, c, cancel)
 	}()
 
 	cause := s.followSearch(ctx, st, j, out)
+	written := false
 	if cause == nil {
 		out.push(endOfStream{})
 		select {
 		case cause = <-writeErr:
+			written = true
 		case <-ctx.Done():
 			cause = context.Cause(ctx)
 		}
 	}
 	cancel(cause)
-	wg.Wait()
+	if !written {
+		<-writeErr
+	}
+	if cause != nil {
+		cause = context.Cause(ctx)
+	}
 	s.closeStream(c, "search", cause)
+	_ = c.CloseNow()
+	wg.Wait()
 }
 
 // followSearch queues progress events until the search is final, then the
@@ -102,4 +110,3 @@ func (s *Server) followSearch(ctx context.Context, st SearchStatus, j *job, out 
 	}
 	return nil
 }
-

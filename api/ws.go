@@ -160,7 +160,9 @@ func (s *Server) writeLoop(ctx context.Context, c *websocket.Conn, o *outbox) er
 			if err != nil {
 				return fmt.Errorf("marshal stream message: %w", err)
 			}
-			wctx, cancel := context.WithTimeout(ctx, s.cfg.StreamWriteTimeout)
+			// Not derived from ctx: a cancelled write drops the connection,
+			// and a stream that ends still closes with a status.
+			wctx, cancel := context.WithTimeout(context.Background(), s.cfg.StreamWriteTimeout)
 			err = c.Write(wctx, websocket.MessageText, b)
 			timedOut := wctx.Err() == context.DeadlineExceeded
 			cancel()
@@ -185,7 +187,7 @@ func (s *Server) pingLoop(ctx context.Context, c *websocket.Conn, cancel context
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			pctx, done := context.WithTimeout(ctx, s.cfg.StreamPing)
+			pctx, done := context.WithTimeout(context.Background(), s.cfg.StreamPing)
 			err := c.Ping(pctx)
 			done()
 			if err != nil && ctx.Err() == nil {
