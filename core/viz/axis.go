@@ -23,6 +23,23 @@ func niceTicks(lo, hi float64, n int) []float64 {
 	return out
 }
 
+// coverTicks is niceTicks extended by a step at either end when needed,
+// so that the first tick is <= lo and the last >= hi (a chart's range).
+func coverTicks(lo, hi float64, n int) []float64 {
+	t := niceTicks(lo, hi, n)
+	if len(t) < 2 {
+		return t
+	}
+	step := t[1] - t[0]
+	if t[0] > lo {
+		t = append([]float64{roundTo(t[0]-step, step)}, t...)
+	}
+	if t[len(t)-1] < hi {
+		t = append(t, roundTo(t[len(t)-1]+step, step))
+	}
+	return t
+}
+
 func niceStep(raw float64) float64 {
 	p := math.Pow(10, math.Floor(math.Log10(raw)))
 	switch f := raw / p; {

@@ -179,7 +179,7 @@ func (g *diagram) chartPanel(p panel, box Box, cur int, cursor bool) {
 	if hi <= lo {
 		hi = lo + 1
 	}
-	ticks := niceTicks(lo, hi, 4)
+	ticks := coverTicks(lo, hi, 4)
 	hi = max(hi, ticks[len(ticks)-1])
 	lo = min(lo, ticks[0])
 	yOf := func(v float64) float64 { return box.Y + box.H - (v-lo)*box.H/(hi-lo) }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/racetrack-sim/racetrack/core/sim"
 	"github.com/racetrack-sim/racetrack/core/timeline"
@@ -41,7 +42,7 @@ const (
 	axisHeight   = 44
 	legendRow    = 20
 	laneMin      = 26
-	laneDefault  = 40
+	laneDefault  = 46
 	laneMax      = 64
 	labelPx      = 10
 	laneLabelPx  = 12
@@ -195,8 +196,8 @@ func (g *diagram) buildLanes(opt Options) error {
 			}
 		}
 		label := p.Name
-		if p.Shard >= 0 && !opt.CollapseShards {
-			label += " [" + strconv.Itoa(p.Shard) + "]"
+		if p.Shard >= 0 && !strings.Contains(label, strconv.Itoa(p.Shard)) {
+			label += " · shard " + strconv.Itoa(p.Shard)
 		}
 		g.laneOf[id] = len(g.lanes)
 		g.lanes = append(g.lanes, lane{info: LaneInfo{Label: label, Node: int(p.Node), Procs: []int{id}}, node: p.Node, shard: p.Shard})
@@ -237,7 +238,7 @@ func (g *diagram) geometry(opt Options) {
 	for i := range g.lanes {
 		g.lanes[i].info.Y = y
 		g.lanes[i].info.H = g.laneH
-		g.lanes[i].cy = y + g.laneH*0.42
+		g.lanes[i].cy = y + g.laneH*0.40
 		y += g.laneH
 	}
 	g.bottom = y
@@ -256,6 +257,45 @@ func (g *diagram) geometry(opt Options) {
 	for i := g.from; i < g.to; i++ {
 		g.xs[i-g.from] = g.xOf(i)
 	}
+	if g.timeAxis {
+		g.spreadTies()
+	}
+}
+
+// spreadTies moves apart the glyphs of one lane that a time axis would
+// draw on top of each other (steps at the same virtual time), when the
+// lane has room for it: every step stays visible, at the cost of a few
+// pixels of time.
+func (g *diagram) spreadTies() {
+	const sep = 2*glyphR + 2
+	count := make([]int, len(g.lanes))
+	for i := g.from; i < g.to; i++ {
+		if li := g.laneOf[g.tr.Step(i).Proc]; li >= 0 {
+			count[li]++
+		}
+	}
+	last := make([]float64, len(g.lanes))
+	for li := range last {
+		last[li] = -1e9
+	}
+	for i := g.from; i < g.to; i++ {
+		li := g.laneOf[g.tr.Step(i).Proc]
+		if li < 0 || float64(count[li])*sep > (g.right-g.left)/2 {
+			continue
+		}
+		x := &g.xs[i-g.from]
+		*x = min(max(*x, last[li]+sep), g.right)
+		last[li] = *x
+	}
+}
+
+// stepX is the x of step i: its glyph's inside the window, else where
+// the axis puts it (for arrows that leave the window).
+func (g *diagram) stepX(i int) float64 {
+	if i >= g.from && i < g.to {
+		return g.xs[i-g.from]
+	}
+	return g.xOf(i)
 }
 
 // xOf is the x of step i, also outside the window (for clipping).
@@ -297,7 +337,7 @@ func (g *diagram) backgrounds() {
 		}
 		band++
 		g.add(Shape{Type: Rect, Class: cls, X: 0, Y: y0, W: g.right + marginRight, H: y1 - y0, Step: -1})
-		g.add(Shape{Type: Text, Class: "node-label", X: 12, Y: y0 + g.laneH*0.42 + 4, Text: truncate(nodes[g.lanes[i].node].Name, laneLabelPx, 140), Step: -1})
+		g.add(Shape{Type: Text, Class: "node-label", X: 12, Y: y0 + g.laneH*0.40 + 4, Text: truncate(nodes[g.lanes[i].node].Name, laneLabelPx, 140), Step: -1})
 		if i > 0 {
 			g.add(Shape{Type: Line, Class: "band-sep", X: 0, Y: y0, X2: g.right + marginRight, Y2: y0, Step: -1})
 		}
@@ -373,6 +413,7 @@ func (g *diagram) spans() {
 		slotEnd[i] = -1
 	}
 	const open = int(^uint(0) >> 1)
+	var bars []bar
 	for _, s := range g.tl.Spans() {
 		if s.Start >= g.to {
 			break
@@ -417,10 +458,41 @@ func (g *diagram) spans() {
 			title += " to the end of the run"
 		}
 		g.add(Shape{Type: Rect, Class: mutexClass("hold", s.Mutex), X: x0, Y: y, W: max(x1-x0, 1.5), H: holdH, Step: s.Start, Dim: g.dim(s.Start), Title: title})
-		if w := x1 - x0; w > 40 {
-			if t := truncate(name, 9, w-6); t != "" {
-				g.add(Shape{Type: Text, Class: "hold-label", X: x0 + 3, Y: y + holdH + 9, Text: t, Step: s.Start, Dim: g.dim(s.Start)})
+		bars = append(bars, bar{lane: li, slot: slot, x0: x0, x1: x1, y: y, step: s.Start, name: name})
+	}
+	g.holdLabels(bars)
+}
+
+// bar is a placed hold bar.
+type bar struct {
+	lane, slot int
+	x0, x1, y  float64
+	step       int
+	name       string
+}
+
+// holdLabels names the mutex under each hold bar wide enough for it,
+// unless a bar of the next slot of the lane lies where the name would.
+func (g *diagram) holdLabels(bars []bar) {
+	const px = 9
+	for _, b := range bars {
+		if b.x1-b.x0 < 40 {
+			continue
+		}
+		t := truncate(b.name, px, b.x1-b.x0-6)
+		if t == "" {
+			continue
+		}
+		lx0, lx1 := b.x0+3, b.x0+3+textWidth(t, px)
+		free := true
+		for _, o := range bars {
+			if o.lane == b.lane && o.slot == b.slot+1 && o.x0 < lx1 && o.x1 > lx0 {
+				free = false
+				break
 			}
+		}
+		if free {
+			g.add(Shape{Type: Text, Class: "hold-label", X: lx0, Y: b.y + holdH + 9, Text: t, Step: b.step, Dim: g.dim(b.step)})
 		}
 	}
 }
@@ -447,7 +519,7 @@ func (g *diagram) arrow(m *sim.Message) {
 		return
 	}
 	send := int(m.SentStep)
-	x0, y0 := g.xOf(send), g.lanes[lf].cy
+	x0, y0 := g.stepX(send), g.lanes[lf].cy
 	y1 := g.lanes[lt].cy
 	var x1 float64
 	cls := "msg"
@@ -466,7 +538,7 @@ func (g *diagram) arrow(m *sim.Message) {
 		cls = "msg-inflight"
 		x1 = g.right + 40
 	default:
-		x1 = g.xOf(int(m.RecvStep))
+		x1 = g.stepX(int(m.RecvStep))
 	}
 	if lf == lt && x1-x0 < 8 {
 		return // a message to the same lane with no room to show it
@@ -545,7 +617,7 @@ func (g *diagram) glyphs() {
 		g.glyph(st.Kind, x, y, i, dim, pxPerStep)
 		if x >= labelEnd[li] {
 			label := g.tr.Label(st.Label)
-			if t := truncate(label, labelPx, maxLabelW); t != "" {
+			if t := truncate(label, labelPx, min(maxLabelW, g.right+marginRight-x)); t != "" {
 				labelEnd[li] = x + textWidth(t, labelPx) + 8
 				g.add(Shape{Type: Text, Class: "label", X: x - 3, Y: y - glyphR - 5, Text: t, Step: i, Dim: dim})
 			}
@@ -583,23 +655,34 @@ func (g *diagram) glyph(k sim.StepKind, x, y float64, step int, dim bool, px flo
 	}
 }
 
+// violations marks each step at which properties failed: a line across
+// the lanes, the properties' names above it, and a diamond on the lane of
+// the process whose step it was.
 func (g *diagram) violations() {
-	for _, v := range g.tl.Violations() {
+	vs := g.tl.Violations()
+	for k := 0; k < len(vs); k++ {
+		v := vs[k]
+		names, msgs := v.Property, v.Property+": "+v.Message
+		for k+1 < len(vs) && vs[k+1].Step == v.Step {
+			k++
+			names += ", " + vs[k].Property
+			msgs += "\n" + vs[k].Property + ": " + vs[k].Message
+		}
 		if v.Step < g.from || v.Step >= g.to {
 			continue
 		}
 		x := g.x(v.Step)
 		dim := g.dim(v.Step)
-		g.add(Shape{Type: Line, Class: "violation", X: x, Y: g.top - 6, X2: x, Y2: g.bottom, Step: v.Step, Dim: dim, Title: v.Property + ": " + v.Message})
-		cls := "violation-label"
-		if x > g.right-120 {
-			cls = "violation-label-end"
+		g.add(Shape{Type: Line, Class: "violation", X: x, Y: g.top - 6, X2: x, Y2: g.bottom, Step: v.Step, Dim: dim, Title: msgs})
+		cls, tx := "violation-label", x+4
+		if x+textWidth(names, 11)+8 > g.right+marginRight {
+			cls, tx = "violation-label-end", x-4
 		}
-		g.add(Shape{Type: Text, Class: cls, X: x, Y: g.top - 10, Text: "✖ " + v.Property, Step: v.Step, Dim: dim, Title: v.Message})
+		g.add(Shape{Type: Text, Class: cls, X: tx, Y: g.top - 12, Text: "✖ " + names, Step: v.Step, Dim: dim, Title: msgs})
 		if li := g.laneOf[g.tr.Step(v.Step).Proc]; li >= 0 {
 			y := g.lanes[li].cy
 			r := glyphR + 3
-			g.add(Shape{Type: Polygon, Class: "violation-mark", Points: []float64{x, y - r, x + r, y, x, y + r, x - r, y}, Step: v.Step, Dim: dim, Title: v.Message})
+			g.add(Shape{Type: Polygon, Class: "violation-mark", Points: []float64{x, y - r, x + r, y, x, y + r, x - r, y}, Step: v.Step, Dim: dim, Title: msgs})
 		}
 	}
 }
@@ -622,21 +705,37 @@ func (g *diagram) legend() {
 			sh.X, sh.Y, sh.W, sh.H = x+3, y-8, 9, 9
 		case Circle:
 			sh.X, sh.Y, sh.R = x+7, y-4, 4.5
+		case Polygon:
+			cx, cy, r := x+7, y-4, 5.0
+			sh.Points = []float64{cx, cy - r, cx + r, cy, cx, cy + r, cx - r, cy}
+			if cls == "ev-signal" {
+				sh.Points = []float64{cx, cy - r, cx + r, cy + r - 1, cx - r, cy + r - 1}
+			}
 		}
 		sh.Class = cls
 		g.add(sh)
 		g.add(Shape{Type: Text, Class: "legend", X: x + 22, Y: y, Text: text, Step: -1})
 		x += w
 	}
-	item("ev-receive", Shape{Type: Circle}, "receive")
-	item("ev-local", Shape{Type: Circle}, "step")
-	item("ev-lock", Shape{Type: Rect}, "lock")
-	item("ev-unlock", Shape{Type: Rect}, "unlock")
-	item("ev-block", Shape{Type: Rect}, "blocks")
-	item("wait", Shape{Type: Line}, "waits for a lock")
-	item("msg", Shape{Type: Line}, "message")
-	if g.tr.NumMessages() > 0 {
-		item("msg-dropped", Shape{Type: Line}, "lost message")
+	var kinds [16]bool
+	for i := g.from; i < g.to; i++ {
+		if st := g.tr.Step(i); g.laneOf[st.Proc] >= 0 {
+			kinds[st.Kind] = true
+		}
+	}
+	drawn := map[string]bool{}
+	for _, s := range g.d.Shapes {
+		drawn[s.Class] = true
+	}
+	for _, k := range legendKinds {
+		if kinds[k.kind] {
+			item(k.class, Shape{Type: k.shape}, k.text)
+		}
+	}
+	for _, k := range legendMarks {
+		if drawn[k.class] {
+			item(k.class, Shape{Type: Line}, k.text)
+		}
 	}
 	used := make([]bool, len(g.tl.Mutexes()))
 	for _, s := range g.tl.Spans() {
@@ -655,6 +754,33 @@ func (g *diagram) legend() {
 	if need := y + 10; need > g.d.Height {
 		g.d.Height = need
 	}
+}
+
+// legendKinds are the glyphs the legend explains, when the window has them.
+var legendKinds = []struct {
+	kind  sim.StepKind
+	class string
+	shape ShapeType
+	text  string
+}{
+	{sim.StepReceive, "ev-receive", Circle, "receive"},
+	{sim.StepTimer, "ev-timer", Polygon, "timer"},
+	{sim.StepLocal, "ev-local", Circle, "step"},
+	{sim.StepLock, "ev-lock", Rect, "lock"},
+	{sim.StepUnlock, "ev-unlock", Rect, "unlock"},
+	{sim.StepBlock, "ev-block", Rect, "blocks"},
+	{sim.StepWait, "ev-wait", Circle, "waits on a condition"},
+	{sim.StepSignal, "ev-signal", Polygon, "signal"},
+	{sim.StepFault, "ev-fault", Line, "fault"},
+	{sim.StepExit, "ev-exit", Line, "exit"},
+}
+
+// legendMarks are the lines the legend explains, when the diagram has them.
+var legendMarks = []struct{ class, text string }{
+	{"wait", "waits for a lock"},
+	{"msg", "message"},
+	{"msg-inflight", "in flight at the end"},
+	{"msg-dropped", "lost message"},
 }
 
 func diagramStyles() []Style {

@@ -1,0 +1,474 @@
+package viz_test
+
+import (
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/racetrack-sim/racetrack/core/catalog"
+	"github.com/racetrack-sim/racetrack/core/scenario"
+	"github.com/racetrack-sim/racetrack/core/sim"
+	"github.com/racetrack-sim/racetrack/core/timeline"
+	"github.com/racetrack-sim/racetrack/core/timeline/timelinetest"
+	"github.com/racetrack-sim/racetrack/core/viz"
+)
+
+var rewrite = flag.Bool("rewrite", false, "rewrite the golden SVGs in testdata/")
+
+// goldens are one preset of each model in the catalog, with the window
+// that shows its story.
+var goldens = []struct {
+	name     string
+	spec     scenario.RunSpec
+	from, to int
+	opt      viz.Options
+}{
+	{name: "dining-philosophers-lock-level", spec: scenario.RunSpec{Scenario: "dining-philosophers", Preset: "lock-level", Variant: "buggy", Seed: 16}},
+	{name: "dining-philosophers-table", spec: scenario.RunSpec{Scenario: "dining-philosophers", Preset: "table", Variant: "buggy", Seed: 1}},
+	{name: "scylla-mv-backlog-wrong-shard-remote", spec: scenario.RunSpec{Scenario: "scylla-mv-backlog", Preset: "wrong-shard-remote", Variant: "buggy", Seed: 1}},
+	{name: "tarantool-raft-relay-subscribe-during-election", spec: scenario.RunSpec{Scenario: "tarantool-raft-relay", Preset: "subscribe-during-election", Variant: "drop", Seed: 1}, to: 200},
+}
+
+func TestGoldenSVG(t *testing.T) {
+	reg := catalog.New()
+	for _, g := range goldens {
+		t.Run(g.name, func(t *testing.T) {
+			if _, ok := reg.Lookup(g.spec.Scenario); !ok {
+				t.Skipf("scenario %s is not in the catalog", g.spec.Scenario)
+			}
+			tl, err := timeline.Record(reg, g.spec, timeline.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			opt := g.opt
+			opt.From, opt.To = g.from, g.to
+			d, err := viz.Layout(tl, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkGolden(t, g.name+".svg", viz.SVG(d))
+			c, err := viz.Charts(tl, viz.ChartOptions{From: g.from, To: g.to, Cursor: (d.From + d.To) / 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkGolden(t, g.name+"-charts.svg", viz.SVG(c))
+		})
+	}
+}
+
+func checkGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *rewrite {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (create it with go test ./core/viz -run Golden -rewrite)", err)
+	}
+	if !bytes.Equal(got, want) {
+		line := 1
+		for i := 0; i < min(len(got), len(want)); i++ {
+			if got[i] != want[i] {
+				break
+			}
+			if got[i] == '\n' {
+				line++
+			}
+		}
+		t.Fatalf("%s differs from the golden file from line %d (inspect, then go test ./core/viz -run Golden -rewrite)", path, line)
+	}
+}
+
+func workload(t testing.TB, steps int) *timeline.Timeline {
+	t.Helper()
+	tl, err := timeline.Record(timelinetest.Registry(), timelinetest.Spec(steps, 1), timeline.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tl
+}
+
+func glyphSteps(d *viz.Display) map[int]int {
+	n := map[int]int{}
+	seen := map[int]map[string]bool{}
+	for _, s := range d.Shapes {
+		if !strings.HasPrefix(s.Class, "ev-") || s.Step < 0 {
+			continue
+		}
+		if seen[s.Step] == nil {
+			seen[s.Step] = map[string]bool{}
+		}
+		if !seen[s.Step][s.Class] {
+			seen[s.Step][s.Class] = true
+			n[s.Step]++
+		}
+	}
+	return n
+}
+
+func TestLayoutDrawsEveryStepMessageAndHold(t *testing.T) {
+	tl := workload(t, 400)
+	from, to := 100, 300
+	d, err := viz.Layout(tl, viz.Options{From: from, To: to})
+	if err != nil {
+		t.Fatal(err)
+	}
+	glyphs := glyphSteps(d)
+	for i := from; i < to; i++ {
+		if glyphs[i] != 1 {
+			t.Fatalf("step %d (%s) has %d glyph classes, want 1", i, tl.Trace().StepLabel(i), glyphs[i])
+		}
+	}
+	if len(glyphs) != to-from {
+		t.Fatalf("%d steps drawn, want %d", len(glyphs), to-from)
+	}
+	// Every delivered message with both ends in the window is one arrow
+	// from its send to a head at its receipt; every lost one sent in the
+	// window is marked.
+	arrows, heads, lost := map[int]int{}, map[int]int{}, 0
+	for _, s := range d.Shapes {
+		if s.Step < 0 {
+			continue // the legend
+		}
+		switch s.Class {
+		case "msg":
+			arrows[s.Step]++
+		case "msg-head":
+			heads[s.Step]++
+		case "msg-dropped":
+			lost++
+		}
+	}
+	wantLost := 0
+	tr := tl.Trace()
+	for id := 1; id <= tr.NumMessages(); id++ {
+		m := tr.Message(sim.MsgID(id))
+		in := func(s int32) bool { return int(s) >= from && int(s) < to }
+		switch {
+		case m.Dropped && in(m.SentStep):
+			wantLost++
+		case in(m.SentStep) && in(m.RecvStep):
+			if arrows[int(m.SentStep)] == 0 || heads[int(m.RecvStep)] != 1 {
+				t.Fatalf("message %d (%s) %d->%d: %d arrows from the send, %d heads at the receipt",
+					id, tr.Label(m.Label), m.SentStep, m.RecvStep, arrows[int(m.SentStep)], heads[int(m.RecvStep)])
+			}
+		}
+	}
+	if lost != wantLost || wantLost == 0 {
+		t.Fatalf("%d lost messages drawn, want %d (and the workload must lose some)", lost, wantLost)
+	}
+	holds := 0
+	for _, s := range d.Shapes {
+		if strings.HasPrefix(s.Class, "hold-m") && s.Type == viz.Rect && s.Step >= 0 {
+			holds++
+		}
+	}
+	want := 0
+	for _, sp := range tl.Spans() {
+		if sp.Kind == timeline.SpanHold && sp.Start < to && (sp.End < 0 || sp.End >= from) {
+			want++
+		}
+	}
+	if holds != want || want == 0 {
+		t.Fatalf("%d hold bars, want %d", holds, want)
+	}
+}
+
+func TestLayoutStaysOnTheCanvas(t *testing.T) {
+	tl := workload(t, 600)
+	for _, opt := range []viz.Options{{}, {Axis: "step"}, {From: 250, To: 400, Width: 700}, {CollapseShards: true, Height: 300}} {
+		d, err := viz.Layout(tl, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range d.Shapes {
+			xs := []float64{s.X, s.X + s.W}
+			ys := []float64{s.Y, s.Y + s.H}
+			if s.Type == viz.Line {
+				xs, ys = []float64{s.X, s.X2}, []float64{s.Y, s.Y2}
+			}
+			if s.Type == viz.Polygon || s.Type == viz.Polyline {
+				xs, ys = nil, nil
+				for k := 0; k+1 < len(s.Points); k += 2 {
+					xs, ys = append(xs, s.Points[k]), append(ys, s.Points[k+1])
+				}
+			}
+			for _, x := range xs {
+				if x < -1 || x > d.Width+1 {
+					t.Fatalf("options %+v: %s %q at x %.1f outside [0, %.0f]", opt, s.Class, s.Text, x, d.Width)
+				}
+			}
+			for _, y := range ys {
+				if y < -1 || y > d.Height+1 {
+					t.Fatalf("options %+v: %s at y %.1f outside [0, %.0f]", opt, s.Class, y, d.Height)
+				}
+			}
+		}
+	}
+}
+
+func TestStepLabelsDoNotOverlap(t *testing.T) {
+	tl := workload(t, 300)
+	d, err := viz.Layout(tl, viz.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type span struct{ x0, x1 float64 }
+	byY := map[float64][]span{}
+	for _, s := range d.Shapes {
+		if s.Class != "label" {
+			continue
+		}
+		w := float64(len([]rune(s.Text))) * 10 * 0.58
+		for _, o := range byY[s.Y] {
+			if s.X < o.x1 && o.x0 < s.X+w {
+				t.Fatalf("label %q at %.1f overlaps another on the same lane", s.Text, s.X)
+			}
+		}
+		byY[s.Y] = append(byY[s.Y], span{s.X, s.X + w})
+	}
+	if len(byY) == 0 {
+		t.Fatal("no labels")
+	}
+}
+
+func TestHighlightDimsTheRest(t *testing.T) {
+	tl := workload(t, 400)
+	v := tl.Violations()
+	if len(v) == 0 {
+		t.Fatal("the workload has no violation")
+	}
+	slice := tl.CausalSlice(v[0].Step)
+	in := map[int]bool{}
+	for _, s := range slice {
+		in[s] = true
+	}
+	d, err := viz.Layout(tl, viz.Options{Highlight: slice})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bright, dim := 0, 0
+	for _, s := range d.Shapes {
+		if !strings.HasPrefix(s.Class, "ev-") || s.Step < 0 {
+			continue
+		}
+		if s.Dim == in[s.Step] {
+			t.Fatalf("glyph of step %d: dim %v, in the causal slice %v", s.Step, s.Dim, in[s.Step])
+		}
+		if s.Dim {
+			dim++
+		} else {
+			bright++
+		}
+	}
+	t.Logf("violation at step %d: %d glyphs bright, %d dimmed", v[0].Step, bright, dim)
+	if bright == 0 || dim == 0 {
+		t.Fatal("nothing bright or nothing dimmed")
+	}
+}
+
+func TestViolationMarker(t *testing.T) {
+	reg := catalog.New()
+	tl, err := timeline.Record(reg, scenario.RunSpec{Scenario: "dining-philosophers", Preset: "lock-level", Seed: 16}, timeline.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := tl.Violations()[0]
+	d, err := viz.Layout(tl, viz.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.X.Axis != "step" {
+		t.Fatalf("untimed run laid out on a %s axis", d.X.Axis)
+	}
+	var line, label bool
+	for _, s := range d.Shapes {
+		if s.Class == "violation" && s.Step == v.Step && strings.Contains(s.Title, "waits for") {
+			line = true
+		}
+		if strings.HasPrefix(s.Class, "violation-label") && strings.Contains(s.Text, sim.NoDeadlockName) {
+			label = true
+		}
+	}
+	if !line || !label {
+		t.Fatalf("violation at step %d: line %v, label %v", v.Step, line, label)
+	}
+	// Five philosophers end blocked: five waits still open at the end.
+	waits := 0
+	for _, s := range d.Shapes {
+		if s.Class == "wait" && s.Step >= 0 {
+			waits++
+		}
+	}
+	if waits != 5 {
+		t.Fatalf("%d waits drawn, want 5", waits)
+	}
+}
+
+func TestLanes(t *testing.T) {
+	tl := workload(t, 200)
+	d, err := viz.Layout(tl, viz.Options{Lanes: []int{0, 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Lanes) != 2 {
+		t.Fatalf("%d lanes, want 2", len(d.Lanes))
+	}
+	for s := range glyphSteps(d) {
+		if p := tl.Trace().Step(s).Proc; p > 1 {
+			t.Fatalf("step %d of process %d drawn", s, p)
+		}
+	}
+	c, err := viz.Layout(tl, viz.Options{CollapseShards: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// client, handler, and the four sharded workers in one lane.
+	if len(c.Lanes) != 3 || len(c.Lanes[2].Procs) != 4 {
+		t.Fatalf("collapsed lanes %+v", c.Lanes)
+	}
+}
+
+func TestBadWindows(t *testing.T) {
+	tl := workload(t, 100)
+	for _, opt := range []viz.Options{{From: -1}, {From: 50, To: 50}, {To: 101}, {From: 100}} {
+		_, err := viz.Layout(tl, opt)
+		if !errors.Is(err, viz.ErrWindow) || !errors.Is(err, timeline.ErrStepRange) || !strings.Contains(err.Error(), "<= 100") {
+			t.Fatalf("window %+v: %v", opt, err)
+		}
+	}
+	if _, err := viz.Layout(tl, viz.Options{Axis: "space"}); !errors.Is(err, viz.ErrWindow) {
+		t.Fatalf("bad axis: %v", err)
+	}
+	if _, err := viz.Layout(tl, viz.Options{Lanes: []int{99}}); !errors.Is(err, viz.ErrWindow) {
+		t.Fatalf("bad lane: %v", err)
+	}
+	if _, err := viz.Charts(tl, viz.ChartOptions{Series: []string{"nope"}}); !errors.Is(err, viz.ErrWindow) || !strings.Contains(err.Error(), "requests in flight") {
+		t.Fatalf("bad series: %v", err)
+	}
+}
+
+func TestCharts(t *testing.T) {
+	tl := workload(t, 300)
+	c, err := viz.Charts(tl, viz.ChartOptions{Cursor: 150})
+	if err != nil {
+		t.Fatal(err)
+	}
+	titles, lines, cursors := 0, 0, 0
+	for _, s := range c.Shapes {
+		switch {
+		case s.Class == "chart-title":
+			titles++
+		case s.Type == viz.Polyline:
+			lines++
+			for k := 2; k+1 < len(s.Points); k += 2 {
+				if s.Points[k] < s.Points[k-2] {
+					t.Fatalf("series %s goes back in x at point %d", s.Title, k/2)
+				}
+			}
+		case s.Class == "cursor":
+			cursors++
+			if s.Step != 150 {
+				t.Fatalf("cursor at step %d", s.Step)
+			}
+		}
+	}
+	// Two series in two groups: two panels, two lines, a cursor on each.
+	if titles != 2 || lines != 2 || cursors != 2 {
+		t.Fatalf("%d panels, %d lines, %d cursors", titles, lines, cursors)
+	}
+	one, err := viz.Charts(tl, viz.ChartOptions{Series: []string{"updates"}, Cursor: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range one.Shapes {
+		if s.Class == "cursor" || (s.Type == viz.Polyline && s.Title != "updates") {
+			t.Fatalf("unexpected %s %s", s.Class, s.Title)
+		}
+	}
+}
+
+func TestSVGIsWellFormed(t *testing.T) {
+	tl := workload(t, 300)
+	d, err := viz.Layout(tl, viz.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := xml.NewDecoder(bytes.NewReader(viz.SVG(d)))
+	elems, steps := 0, 0
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			if err.Error() == "EOF" {
+				break
+			}
+			t.Fatal(err)
+		}
+		if se, ok := tok.(xml.StartElement); ok {
+			switch se.Name.Local {
+			case "rect", "line", "circle", "polygon", "polyline", "text":
+				elems++
+			}
+			for _, a := range se.Attr {
+				if a.Name.Local == "data-step" {
+					steps++
+				}
+			}
+		}
+	}
+	want, withStep := 1, 0 // the background rect
+	for _, s := range d.Shapes {
+		want++
+		if s.Step >= 0 {
+			withStep++
+		}
+	}
+	if elems != want || steps != withStep {
+		t.Fatalf("%d elements (%d with a step), want %d (%d)", elems, steps, want, withStep)
+	}
+}
+
+// BenchmarkLayout10k lays out a 10,000-step window of a 20,000-step run.
+func BenchmarkLayout10k(b *testing.B) {
+	tl := workload(b, 20_000)
+	for b.Loop() {
+		if _, err := viz.Layout(tl, viz.Options{From: 5000, To: 15000}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/layout")
+}
+
+// BenchmarkLayout10kStepAxis is the same window on the step axis.
+func BenchmarkLayout10kStepAxis(b *testing.B) {
+	tl := workload(b, 20_000)
+	for b.Loop() {
+		if _, err := viz.Layout(tl, viz.Options{From: 5000, To: 15000, Axis: "step"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/layout")
+}
+
+func BenchmarkSVG10k(b *testing.B) {
+	tl := workload(b, 20_000)
+	d, err := viz.Layout(tl, viz.Options{From: 5000, To: 15000})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		viz.SVG(d)
+	}
+}
