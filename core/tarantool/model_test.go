@@ -271,3 +271,24 @@ func TestViewAndDescribe(t *testing.T) {
 		}
 	}
 }
+
+// TestGh5445ScriptEndsWithLLeading plays the leader-inconsistency script:
+// after N resigns, L (a candidate with quorum 3) must win with all three
+// votes and everybody must follow it.
+func TestGh5445ScriptEndsWithLLeading(t *testing.T) {
+	reg := registry()
+	n := seeds(100, 20)
+	for seed := 1; seed <= n; seed++ {
+		run, err := reg.Execute(scenario.RunSpec{Scenario: ScenarioID, Preset: "leader-inconsistency", Variant: "pending", Seed: uint64(seed)}, scenario.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := run.World.Model().(*Model)
+		s := &m.Nemesis
+		L := &m.Inst[s.L]
+		if !s.Done || L.State != Leader || L.VoteCount != 3 || m.Inst[s.N].Leader != id(s.L) || m.Inst[s.O].Leader != id(s.L) {
+			t.Fatalf("seed %d: script done %v; L=%s is %s with %d votes; N follows %s, O follows %s",
+				seed, s.Done, name(s.L), L.State, L.VoteCount, leaderName(m.Inst[s.N].Leader), leaderName(m.Inst[s.O].Leader))
+		}
+	}
+}
