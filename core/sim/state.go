@@ -8,6 +8,13 @@ import (
 // Clone returns an independent copy of the world: kernel state and model.
 // The copy records no trace and has no chooser until SetChooser.
 func (w *World) Clone() *World {
+	c := w.cloneExceptSchedule()
+	c.schedule = slices.Clone(w.schedule)
+	return c
+}
+
+// cloneExceptSchedule is Clone leaving the copy's schedule aliased to w's.
+func (w *World) cloneExceptSchedule() *World {
 	c := *w
 	c.model = w.model.Clone()
 	c.chooser = nil
@@ -27,7 +34,6 @@ func (w *World) Clone() *World {
 	c.net.links = slices.Clone(w.net.links)
 	c.net.lastFIFO = slices.Clone(w.net.lastFIFO)
 	c.cancelled = maps.Clone(w.cancelled)
-	c.schedule = slices.Clone(w.schedule)
 	c.violated = slices.Clone(w.violated)
 	c.violations = slices.Clone(w.violations)
 	c.last = slices.Clone(w.last)
@@ -48,12 +54,11 @@ func (w *World) Hash() uint64 { return w.HashPermuted(nil, w.model.Hash) }
 // current length, so neither world ever sees the other's later choices;
 // a snapshot every K steps of an N-step run then costs O(N/K) rather than
 // O(N²/K) memory. Callers must not write into the slice Schedule returns.
+// Like Clone it only reads w, so snapshots of one world may be taken
+// concurrently.
 func (w *World) Snapshot() *World {
-	sched := w.schedule
-	w.schedule = nil
-	c := w.Clone()
-	w.schedule = sched
-	c.schedule = sched[:len(sched):len(sched)]
+	c := w.cloneExceptSchedule()
+	c.schedule = w.schedule[:len(w.schedule):len(w.schedule)]
 	return c
 }
 

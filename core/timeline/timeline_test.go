@@ -511,3 +511,45 @@ func TestRecordRejectsAScheduleThatDoesNotFit(t *testing.T) {
 		t.Fatalf("err %v, want a schedule field error", err)
 	}
 }
+
+// TestConcurrentReads: a server answers several requests on one timeline
+// at once; every query only reads it (run with -race).
+func TestConcurrentReads(t *testing.T) {
+	tl := record(t, philo("buggy", "table", 1), 8)
+	want := make([]uint64, tl.Len())
+	for i := range want {
+		w, err := tl.Seek(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[i] = w.Hash()
+	}
+	errs := make(chan error, 4)
+	for g := 0; g < 4; g++ {
+		go func(g int) {
+			for k := 0; k < 200; k++ {
+				i := (k*7 + g*13) % tl.Len()
+				w, err := tl.Seek(i)
+				if err == nil && w.Hash() != want[i] {
+					err = errors.New("seek " + strconv.Itoa(i) + " hash differs under concurrency")
+				}
+				if err == nil {
+					_, err = tl.StateAt(i)
+				}
+				if err == nil {
+					_, err = tl.Alternatives(i)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}(g)
+	}
+	for g := 0; g < 4; g++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
