@@ -292,3 +292,31 @@ func TestGh5445ScriptEndsWithLLeading(t *testing.T) {
 		}
 	}
 }
+
+// TestSeries: with drop the voter's ignored rows climb while i1 leads;
+// the messages-in-flight series exists for every instance.
+func TestSeries(t *testing.T) {
+	run, err := registry().Execute(scenario.RunSpec{Scenario: ScenarioID, Variant: "drop", Seed: 1}, scenario.Options{Trace: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := run.World.Trace()
+	last := map[string]float64{}
+	for i, d := range tr.SeriesDefs {
+		if pts := tr.Series[i]; len(pts) > 0 {
+			last[d.Name] = pts[len(pts)-1].Value
+		} else {
+			last[d.Name] = -1
+		}
+	}
+	t.Logf("last values: %v", last)
+	if last["i2 rows ignored"] < 10 || last["i1 raft state"] != float64(Leader) || last["i2 raft state"] != float64(Follower) {
+		t.Errorf("i2 ignored %v rows, i1 state %v, i2 state %v; want >= 10 rows ignored, i1 leader, i2 follower",
+			last["i2 rows ignored"], last["i1 raft state"], last["i2 raft state"])
+	}
+	for _, n := range []string{"i1 raft msgs in flight", "i2 raft msgs in flight", "i3 raft msgs in flight"} {
+		if _, ok := last[n]; !ok {
+			t.Errorf("series %q missing", n)
+		}
+	}
+}
