@@ -51,6 +51,7 @@ const (
 	holdGap      = 1.5
 	maxHoldSlots = 3
 	maxLabelW    = 160
+	labelRoom    = 4
 )
 
 // window resolves From/To against the timeline.
@@ -91,6 +92,10 @@ type diagram struct {
 	timeAxis bool
 	t0, t1   float64 // time domain (ms) of a time axis
 	laneH    float64
+	// laneSteps counts the window's steps in each lane.
+	laneSteps []int
+	// msgClass is "msg", or "msg-dense" when arrows would cover the plot.
+	msgClass string
 }
 
 // Layout computes the space-time diagram of a window of tl.
@@ -257,6 +262,18 @@ func (g *diagram) geometry(opt Options) {
 	for i := g.from; i < g.to; i++ {
 		g.xs[i-g.from] = g.xOf(i)
 	}
+	g.laneSteps = make([]int, len(g.lanes))
+	sends := 0
+	for i := g.from; i < g.to; i++ {
+		if li := g.laneOf[g.tr.Step(i).Proc]; li >= 0 {
+			g.laneSteps[li]++
+		}
+		sends += len(g.tl.Sends(i))
+	}
+	g.msgClass = "msg"
+	if float64(sends)*4 > g.right-g.left {
+		g.msgClass = "msg-dense"
+	}
 	if g.timeAxis {
 		g.spreadTies()
 	}
@@ -268,12 +285,7 @@ func (g *diagram) geometry(opt Options) {
 // pixels of time.
 func (g *diagram) spreadTies() {
 	const sep = 2*glyphR + 2
-	count := make([]int, len(g.lanes))
-	for i := g.from; i < g.to; i++ {
-		if li := g.laneOf[g.tr.Step(i).Proc]; li >= 0 {
-			count[li]++
-		}
-	}
+	count := g.laneSteps
 	last := make([]float64, len(g.lanes))
 	for li := range last {
 		last[li] = -1e9
@@ -522,7 +534,7 @@ func (g *diagram) arrow(m *sim.Message) {
 	x0, y0 := g.stepX(send), g.lanes[lf].cy
 	y1 := g.lanes[lt].cy
 	var x1 float64
-	cls := "msg"
+	cls := g.msgClass
 	switch {
 	case m.Dropped:
 		cls = "msg-dropped"
@@ -615,7 +627,9 @@ func (g *diagram) glyphs() {
 		x, y := g.x(i), g.lanes[li].cy
 		dim := g.dim(i)
 		g.glyph(st.Kind, x, y, i, dim, pxPerStep)
-		if x >= labelEnd[li] {
+		// A label needs room: in a lane with more than one step per
+		// labelRoom pixels, labels would name arbitrary steps.
+		if x >= labelEnd[li] && float64(g.laneSteps[li])*labelRoom <= g.right-g.left {
 			label := g.tr.Label(st.Label)
 			if t := truncate(label, labelPx, min(maxLabelW, g.right+marginRight-x)); t != "" {
 				labelEnd[li] = x + textWidth(t, labelPx) + 8
@@ -779,6 +793,7 @@ var legendKinds = []struct {
 var legendMarks = []struct{ class, text string }{
 	{"wait", "waits for a lock"},
 	{"msg", "message"},
+	{"msg-dense", "message"},
 	{"msg-inflight", "in flight at the end"},
 	{"msg-dropped", "lost message"},
 }
@@ -811,6 +826,8 @@ func diagramStyles() []Style {
 		{Class: "wait", Stroke: okVermilion, StrokeWidth: 2.5, Dash: "5 3"},
 		{Class: "msg", Stroke: okBlue, StrokeWidth: 1.3},
 		{Class: "msg-head", Fill: okBlue},
+		{Class: "msg-dense", Stroke: okBlue, StrokeWidth: 0.8, Opacity: 0.35},
+		{Class: "msg-dense-head", Fill: okBlue, Opacity: 0.35},
 		{Class: "msg-inflight", Stroke: okBlue, StrokeWidth: 1.3, Dash: "3 3"},
 		{Class: "msg-inflight-head", Fill: okBlue},
 		{Class: "msg-dropped", Stroke: okVermilion, StrokeWidth: 1.3, Dash: "4 3"},

@@ -143,9 +143,9 @@ func TestLayoutDrawsEveryStepMessageAndHold(t *testing.T) {
 			continue // the legend
 		}
 		switch s.Class {
-		case "msg":
+		case "msg", "msg-dense":
 			arrows[s.Step]++
-		case "msg-head":
+		case "msg-head", "msg-dense-head":
 			heads[s.Step]++
 		case "msg-dropped":
 			lost++
