@@ -65,10 +65,12 @@ type obligation struct {
 }
 
 // subscribedTo reports whether follower f is subscribed to an up leader
-// l over a link that works both ways, and since when.
+// l over a link that works both ways, and since when: f's applier follows
+// and l's relay for f runs on the same connection.
 func (m *Model) subscribedTo(w *sim.World, l, f int) (sim.Time, bool) {
 	ap := m.applier(f, l)
-	if !m.Inst[f].Up || ap.Status != applierFollow ||
+	r := m.relay(l, f)
+	if !m.Inst[f].Up || ap.Status != applierFollow || r.Phase == relayStopped || r.Epoch != ap.Epoch ||
 		!w.Connected(sim.NodeID(l), sim.NodeID(f)) || !w.Connected(sim.NodeID(f), sim.NodeID(l)) {
 		return 0, false
 	}
