@@ -182,7 +182,9 @@ func (g *diagram) chartPanel(p panel, box Box, cur int, cursor bool) {
 	ticks := coverTicks(lo, hi, 4)
 	hi = max(hi, ticks[len(ticks)-1])
 	lo = min(lo, ticks[0])
-	yOf := func(v float64) float64 { return box.Y + box.H - (v-lo)*box.H/(hi-lo) }
+	// A 5 px inset keeps lines at the extremes off the frame.
+	const inset = 5
+	yOf := func(v float64) float64 { return box.Y + box.H - inset - (v-lo)*(box.H-2*inset)/(hi-lo) }
 
 	g.add(Shape{Type: Rect, Class: "chart-frame", X: box.X, Y: box.Y, W: box.W, H: box.H, Step: -1})
 	for _, t := range ticks {
@@ -190,12 +192,18 @@ func (g *diagram) chartPanel(p panel, box Box, cur int, cursor bool) {
 		g.add(Shape{Type: Line, Class: "grid", X: box.X, Y: y, X2: box.X + box.W, Y2: y, Step: -1})
 		g.add(Shape{Type: Text, Class: "ytick-label", X: box.X - 6, Y: y + 4, Text: formatValue(t), Step: -1})
 	}
+	for _, v := range g.tl.Violations() {
+		if v.Step >= g.from && v.Step < g.to {
+			x := g.xOf(v.Step)
+			g.add(Shape{Type: Line, Class: "chart-violation", X: x, Y: box.Y, X2: x, Y2: box.Y + box.H, Step: v.Step, Title: v.Property + ": " + v.Message})
+		}
+	}
 	g.add(Shape{Type: Text, Class: "chart-title", X: box.X, Y: box.Y - 8, Text: p.title, Step: -1})
 	lx := box.X + textWidth(p.title, 12) + 24
 	right := box.X + box.W
 	xEnd := g.xOf(g.to - 1)
 	for k, s := range p.series {
-		cls := seriesClass(s.ID)
+		cls := seriesClass(k)
 		name := truncate(s.Name, labelPx, 220)
 		if lx+textWidth(name, labelPx)+22 <= right {
 			g.add(Shape{Type: Line, Class: cls, X: lx, Y: box.Y - 12, X2: lx + 16, Y2: box.Y - 12, Step: -1})
@@ -226,12 +234,12 @@ func (g *diagram) chartPanel(p panel, box Box, cur int, cursor bool) {
 			if cv, ok := valueAt(s, cur); ok {
 				x := g.xOf(cur)
 				g.add(Shape{Type: Circle, Class: cls + "-dot", X: x, Y: yOf(cv), R: 3.5, Step: cur})
-				cls := "cursor-value"
+				vcls := cls + "-value"
 				tx := x + 6
 				if x > right-80 {
-					cls, tx = "cursor-value-end", x-6
+					vcls, tx = cls+"-value-end", x-6
 				}
-				g.add(Shape{Type: Text, Class: cls, X: tx, Y: box.Y + 14 + float64(k)*13, Text: formatValue(cv), Step: cur, Title: s.Name})
+				g.add(Shape{Type: Text, Class: vcls, X: tx, Y: box.Y + 14 + float64(k)*13, Text: formatValue(cv), Step: cur, Title: s.Name})
 			}
 		}
 	}
@@ -257,12 +265,13 @@ func chartStyles() []Style {
 		{Class: "axis-title", Fill: "#444444", FontSize: 11, Anchor: "end"},
 		{Class: "legend", Fill: "#333333", FontSize: labelPx, Anchor: "start"},
 		{Class: "cursor", Stroke: "#222222", StrokeWidth: 1, Dash: "3 2"},
-		{Class: "cursor-value", Fill: "#222222", FontSize: labelPx, FontWeight: "bold", Anchor: "start"},
-		{Class: "cursor-value-end", Fill: "#222222", FontSize: labelPx, FontWeight: "bold", Anchor: "end"},
+		{Class: "chart-violation", Stroke: okVermilion, StrokeWidth: 1.5, Dash: "4 2"},
 	}
 	for k, c := range seriesPalette {
 		st = append(st, Style{Class: seriesClass(k), Stroke: c, StrokeWidth: 2},
-			Style{Class: seriesClass(k) + "-dot", Fill: c, Stroke: "#ffffff", StrokeWidth: 1})
+			Style{Class: seriesClass(k) + "-dot", Fill: c, Stroke: "#ffffff", StrokeWidth: 1},
+			Style{Class: seriesClass(k) + "-value", Fill: c, FontSize: labelPx, FontWeight: "bold", Anchor: "start"},
+			Style{Class: seriesClass(k) + "-value-end", Fill: c, FontSize: labelPx, FontWeight: "bold", Anchor: "end"})
 	}
 	return st
 }
