@@ -48,13 +48,14 @@ var sweepCases = []sweepCase{
 
 	{"steady-hot-shard", "buggy", mostly, mostly, 0},
 	{"steady-hot-shard", "fixed", never, never, 0},
-	{"steady-hot-shard", "fix-shard-only", anyRate, never, 100},
-	{"steady-hot-shard", "fix-gossip-only", anyRate, mostly, 100},
-	{"steady-hot-shard", "always-gossip", anyRate, mostly, 100},
+	{"steady-hot-shard", "fix-shard-only", anyRate, never, 50},
+	{"steady-hot-shard", "fix-gossip-only", anyRate, mostly, 50},
+	{"steady-hot-shard", "always-gossip", anyRate, mostly, 50},
 }
 
+// seedCount is full, or at most 50 under -short (the wasm pass) and -race.
 func seedCount(full int) int {
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		return min(full, 50)
 	}
 	return full

@@ -1,0 +1,5 @@
+//go:build !race
+
+package scylla
+
+const raceEnabled = false
