@@ -553,3 +553,21 @@ func TestConcurrentReads(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseFilter: a filter from a query string parses or fails with a
+// message, and what parses prints back the same.
+func FuzzParseFilter(f *testing.F) {
+	for _, s := range []string{"", "message", "lock", "violation", "proc=3", "proc=-1", "proc=x", "bogus"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		flt, err := timeline.ParseFilter(s)
+		if err != nil {
+			return
+		}
+		again, err := timeline.ParseFilter(flt.String())
+		if err != nil || again != flt {
+			t.Fatalf("%q parses to %+v, which prints as %q and parses to %+v (%v)", s, flt, flt.String(), again, err)
+		}
+	})
+}

@@ -46,6 +46,9 @@ func Charts(tl *timeline.Timeline, opt ChartOptions) (*Display, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkSize(opt.Width, opt.Height); err != nil {
+		return nil, err
+	}
 	panels, err := chartPanels(tl.Series(), opt.Series)
 	if err != nil {
 		return nil, err

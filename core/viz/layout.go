@@ -54,6 +54,18 @@ const (
 	labelRoom    = 4
 )
 
+// MaxSize bounds the width and height of a display, in pixels.
+const MaxSize = 100_000
+
+func checkSize(w, h float64) error {
+	for _, v := range []float64{w, h} {
+		if math.IsNaN(v) || v < 0 || v > MaxSize {
+			return fmt.Errorf("%w: width and height must be in [0, %d] px (0: automatic), got %v x %v", ErrWindow, MaxSize, w, h)
+		}
+	}
+	return nil
+}
+
 // window resolves From/To against the timeline.
 func window(tl *timeline.Timeline, from, to int) (int, int, error) {
 	n := tl.Len()
@@ -102,6 +114,9 @@ type diagram struct {
 func Layout(tl *timeline.Timeline, opt Options) (*Display, error) {
 	from, to, err := window(tl, opt.From, opt.To)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkSize(opt.Width, opt.Height); err != nil {
 		return nil, err
 	}
 	g := &diagram{tl: tl, tr: tl.Trace(), from: from, to: to}

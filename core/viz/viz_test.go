@@ -472,3 +472,33 @@ func BenchmarkSVG10k(b *testing.B) {
 		viz.SVG(d)
 	}
 }
+
+// FuzzLayout feeds outside options (a query string's numbers) to Layout
+// and Charts: they either fail with ErrWindow or draw inside the canvas.
+func FuzzLayout(f *testing.F) {
+	tl := workload(f, 300)
+	f.Add(0, 0, "", 0.0, 0.0, -1, false)
+	f.Add(100, 200, "step", 800.0, 300.0, 3, true)
+	f.Add(-5, 1000, "time", -1.0, 1e9, 99, false)
+	f.Fuzz(func(t *testing.T, from, to int, axis string, w, h float64, lane int, collapse bool) {
+		opt := viz.Options{From: from, To: to, Axis: axis, Width: w, Height: h, CollapseShards: collapse}
+		if lane >= 0 {
+			opt.Lanes = []int{lane}
+		}
+		d, err := viz.Layout(tl, opt)
+		if err != nil {
+			if !errors.Is(err, viz.ErrWindow) {
+				t.Fatalf("%+v: %v does not wrap ErrWindow", opt, err)
+			}
+			return
+		}
+		for _, s := range d.Shapes {
+			if s.X != s.X || s.Y != s.Y || s.X < -1 || s.X > d.Width+1 {
+				t.Fatalf("%+v: %s at (%v, %v) outside a %v-wide canvas", opt, s.Class, s.X, s.Y, d.Width)
+			}
+		}
+		if _, err := viz.Charts(tl, viz.ChartOptions{From: from, To: to, Axis: axis, Width: w, Height: h, Cursor: lane}); err != nil && !errors.Is(err, viz.ErrWindow) {
+			t.Fatalf("charts: %v", err)
+		}
+	})
+}
