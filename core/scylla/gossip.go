@@ -18,6 +18,7 @@ import "github.com/racetrack-sim/racetrack/core/sim"
 // if it equals the published one (PR #18663); always publishes every tick.
 func (m *Model) brokerTick(w *sim.World, n int) sim.Action {
 	w.SetTimer(m.shardProc[m.idx(n, 0)], m.cfg.gossipInterval, tagBroker)
+	m.sampleNode(w, n)
 	var b int64
 	flagged := false
 	switch {
@@ -104,4 +105,25 @@ func (m *Model) applyGossip(w *sim.World, c, r int, b int64, ts sim.Time) bool {
 	m.belief[i], m.beliefAt[i], m.beliefKnown[i], m.beliefVia[i] = b, ts, true, viaGossip
 	w.Sample(m.sBelief[i], m.rel(b))
 	return true
+}
+
+// sampleNode samples node n's series once per broker period, so that
+// every chart starts at time 0 even where nothing changes.
+func (m *Model) sampleNode(w *sim.World, n int) {
+	if untraced(w) {
+		return
+	}
+	N := m.cfg.nodes
+	w.Sample(m.sTruth[n], m.rel(m.truth[n]))
+	for s := 0; s < m.cfg.shards; s++ {
+		w.Sample(m.sShard[m.idx(n, s)], m.rel(m.sem[m.idx(n, s)]))
+	}
+	for r := 0; r < N; r++ {
+		w.Sample(m.sBelief[n*N+r], m.rel(m.believed(n, r)))
+	}
+	w.Sample(m.sDelay[n], m.lastDelay[n].Millis())
+	w.Sample(m.sTrueDelay[n], m.lastTrueDelay[n].Millis())
+	if n == 0 {
+		w.Sample(m.sRejected, float64(m.rejected))
+	}
 }

@@ -187,3 +187,26 @@ func TestViewShowsTheThreeLevels(t *testing.T) {
 		}
 	}
 }
+
+// TestSeriesTellTheStory: in seed 001 the chart of n2 shows n1's belief
+// stuck at 0.62 while n2's true backlog is back to 0, and every series
+// starts at time 0.
+func TestSeriesTellTheStory(t *testing.T) {
+	w, spec := newWorld(t, "stale-gossip", "buggy", nil, 1, nil)
+	if err := w.Run(spec.Limits()); err != nil {
+		t.Fatal(err)
+	}
+	tr := w.Trace()
+	last := map[string]float64{}
+	for i, d := range tr.SeriesDefs {
+		pts := tr.Series[i]
+		if len(pts) == 0 || pts[0].Time != 0 {
+			t.Errorf("series %q does not start at 0: %v", d.Name, pts)
+			continue
+		}
+		last[d.Name] = pts[len(pts)-1].Value
+	}
+	if last["n2 true backlog"] != 0 || last["n1 believes n2"] != 0.62 {
+		t.Errorf("end of run: n2 true %v, n1 believes %v; want 0 and 0.62", last["n2 true backlog"], last["n1 believes n2"])
+	}
+}
