@@ -1,6 +1,7 @@
 package api
 
 import (
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -16,3 +17,5 @@ func mustRequest(t *testing.T, url string) *http.Request {
 	require.NoError(t, err)
 	return r
 }
+
+func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }

@@ -119,10 +119,11 @@ func (s *Server) runStream(w http.ResponseWriter, r *http.Request) {
 	out := newOutbox(s.cfg.StreamQueue)
 	cmds := make(chan []byte)
 	writerDone := make(chan struct{})
+	var writeErr error
 	go func() {
 		defer close(writerDone)
-		if err := s.writeLoop(ctx, c, out); err != nil {
-			cancel(err)
+		if writeErr = s.writeLoop(ctx, c, out); writeErr != nil {
+			cancel(writeErr)
 		}
 	}()
 	var wg sync.WaitGroup
@@ -139,7 +140,7 @@ func (s *Server) runStream(w http.ResponseWriter, r *http.Request) {
 	p := &player{rec: rec, cur: start, fields: map[[2]string]string{}, speed: speed}
 	cancel(s.play(ctx, p, out, cmds))
 	<-writerDone
-	s.closeStream(c, "run", context.Cause(ctx))
+	s.closeStream(c, "run", streamCause(ctx, writeErr))
 	_ = c.CloseNow()
 	wg.Wait()
 }

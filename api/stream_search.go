@@ -45,9 +45,7 @@ func (s *Server) searchStream(w http.ResponseWriter, r *http.Request) {
 	writeErr := make(chan error, 1)
 	go func() {
 		err := s.writeLoop(ctx, c, out)
-		if err != nil {
-			cancel(err)
-		}
+		cancel(err)
 		writeErr <- err
 	}()
 	var wg sync.WaitGroup
@@ -58,22 +56,19 @@ func (s *Server) searchStream(w http.ResponseWriter, r *http.Request) {
 	}()
 
 	cause := s.followSearch(ctx, st, j, out)
-	written := false
 	if cause == nil {
-		out.push(endOfStream{})
-		select {
-		case cause = <-writeErr:
-			written = true
-		case <-ctx.Done():
-			cause = context.Cause(ctx)
-		}
+		out.push(endOfStream{}) // the writer ends once the result is written
+	} else {
+		cancel(cause)
 	}
-	cancel(cause)
-	if !written {
-		<-writeErr
-	}
-	if cause != nil {
-		cause = context.Cause(ctx)
+	werr := <-writeErr
+	switch {
+	case errors.Is(werr, errSlowClient):
+		cause = errSlowClient
+	case cause == nil && werr != nil:
+		cause = werr
+	case cause == nil && context.Cause(ctx) != context.Canceled:
+		cause = context.Cause(ctx) // shutdown or the client left first
 	}
 	s.closeStream(c, "search", cause)
 	_ = c.CloseNow()

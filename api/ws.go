@@ -218,6 +218,15 @@ func (s *Server) closeStream(c *websocket.Conn, kind string, cause error) {
 	}
 }
 
+// streamCause is why a stream ended: a writer that timed out makes it a
+// slow client, whatever else noticed the dropped connection first.
+func streamCause(ctx context.Context, writeErr error) error {
+	if errors.Is(writeErr, errSlowClient) {
+		return errSlowClient
+	}
+	return context.Cause(ctx)
+}
+
 // errShutdown is the cause of streams ended by Server.Shutdown.
 var errShutdown = errors.New("api: server shutting down")
 

@@ -1,0 +1,144 @@
+package api
+
+import (
+	"bytes"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"testing"
+
+	"github.com/racetrack-sim/racetrack/core/scenario"
+)
+
+// fuzzServer is a server with an in-memory-sized store for fuzzing the
+// request decoders through the real handlers.
+func fuzzServer(f *testing.F) *testServer {
+	f.Helper()
+	st, err := OpenStore(f.TempDir() + "/fuzz.db")
+	if err != nil {
+		f.Fatal(err)
+	}
+	srv, err := New(Config{Registry: testRegistry(), Store: st, Logger: discardLogger(), MaxRunSteps: 20_000})
+	if err != nil {
+		f.Fatal(err)
+	}
+	ts := &testServer{Server: srv, store: st, http: httptest.NewUnstartedServer(nil)}
+	f.Cleanup(ts.stop)
+	return ts
+}
+
+// checkClientError fails unless err is nil or a 4xx problem.
+func checkClientError(t *testing.T, err error) {
+	t.Helper()
+	if err == nil {
+		return
+	}
+	var p *Problem
+	var fe *scenario.FieldError
+	switch {
+	case errors.As(err, &p):
+		if p.Status < 400 || p.Status > 499 || p.Detail == "" {
+			t.Fatalf("problem %+v is not a 4xx with a detail", p)
+		}
+	case errors.As(err, &fe):
+		if fe.Field == "" {
+			t.Fatalf("field error without a field: %v", fe)
+		}
+	default:
+		t.Fatalf("error %v is neither a problem nor a field error", err)
+	}
+}
+
+func FuzzDecodeRunSpec(f *testing.F) {
+	for _, s := range []string{philoSpec, `{}`, `{"scenario":"dining-philosophers","params":{"meals":1e300}}`,
+		`{"scenario":"dining-philosophers","schedule":[1,2,3],"maxSteps":10}`, `{"seed":-0}`, `nul`, `{"params":{"a":[]}}`,
+		`{"scenario":"dining-philosophers","preset":"lock-level","variant":"fixed","maxTime":0.5}`} {
+		f.Add([]byte(s))
+	}
+	ts := fuzzServer(f)
+	f.Fuzz(func(t *testing.T, body []byte) {
+		spec, err := DecodeRunSpec(body)
+		checkClientError(t, err)
+		if err != nil {
+			return
+		}
+		_, err = ts.normalize(spec)
+		checkClientError(t, err)
+	})
+}
+
+// FuzzCreateRun drives POST /api/v1/runs end to end: never a 5xx.
+func FuzzCreateRun(f *testing.F) {
+	for _, s := range []string{philoSpec, `{"scenario":"dining-philosophers","schedule":[0,0,0,0,0,0,0,0,9]}`,
+		`{"scenario":"dining-philosophers","params":{"philosophers":2,"meals":1},"maxSteps":5}`, `[]`, `{"scenario":1}`} {
+		f.Add([]byte(s))
+	}
+	ts := fuzzServer(f)
+	f.Fuzz(func(t *testing.T, body []byte) {
+		req := httptest.NewRequest(http.MethodPost, "/api/v1/runs", bytes.NewReader(body))
+		rec := httptest.NewRecorder()
+		ts.Handler().ServeHTTP(rec, req)
+		if rec.Code >= 500 {
+			t.Fatalf("status %d for %q: %s", rec.Code, body, rec.Body)
+		}
+	})
+}
+
+func FuzzDecodeSearchRequest(f *testing.F) {
+	for _, s := range []string{`{"scenario":"dining-philosophers","strategy":"bfs"}`,
+		`{"scenario":"dining-philosophers","strategy":"random","budget":{"runs":5,"seconds":0.1},"seed":3}`,
+		`{"scenario":"dining-philosophers","strategy":"pct","budget":{"states":-1}}`, `{"budget":null}`, `{"budget":{"x":1}}`,
+		`{"scenario":"dining-philosophers","strategy":"dfs","property":"nope","params":{"meals":"x"}}`} {
+		f.Add([]byte(s))
+	}
+	ts := fuzzServer(f)
+	f.Fuzz(func(t *testing.T, body []byte) {
+		req, err := DecodeSearchRequest(body)
+		checkClientError(t, err)
+		if err != nil {
+			return
+		}
+		_, err = ts.planSearch(req)
+		checkClientError(t, err)
+	})
+}
+
+func FuzzDecodeStreamCommand(f *testing.F) {
+	for _, s := range []string{`{"op":"play"}`, `{"op":"step","n":-3}`, `{"op":"seek","step":4}`, `{"op":"speed","value":0}`,
+		`{"op":"speed","value":1e309}`, `{"op":"seek"}`, `"play"`, `{"op":"step","n":1.5}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		_, err := DecodeStreamCommand(body)
+		checkClientError(t, err)
+	})
+}
+
+// FuzzQueryParameters drives the GET routes' query decoders: never a 5xx.
+func FuzzQueryParameters(f *testing.F) {
+	f.Add("steps", "from", "3", "limit", "10")
+	f.Add("state", "step", "-1", "", "")
+	f.Add("diagram.svg", "from", "2", "to", "999999999999999999999")
+	f.Add("export", "format", "shiviz", "", "")
+	f.Add("stream", "step", "1", "speed", "0")
+	ts := fuzzServer(f)
+	rec, err := ts.newRun(scenario.RunSpec{Scenario: "dining-philosophers", Seed: 1, MaxSteps: 2000})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, route, k1, v1, k2, v2 string) {
+		q := url.Values{}
+		q.Set(k1, v1)
+		q.Set(k2, v2)
+		u := &url.URL{Path: "/api/v1/runs/" + rec.id + "/" + route, RawQuery: q.Encode()}
+		req := httptest.NewRequest(http.MethodGet, "/", nil)
+		req.URL = u
+		req.RequestURI = u.String()
+		w := httptest.NewRecorder()
+		ts.Handler().ServeHTTP(w, req)
+		if w.Code >= 500 {
+			t.Fatalf("status %d for %s: %s", w.Code, u, w.Body)
+		}
+	})
+}

@@ -1,0 +1,132 @@
+package api
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/racetrack-sim/racetrack/core/scenario"
+)
+
+func (ts *testServer) startSearch(t *testing.T, body string) string {
+	t.Helper()
+	res := ts.post(t, "/api/v1/searches", body)
+	require.Equal(t, http.StatusAccepted, res.Status, "%s", res.Body)
+	var created struct{ ID string }
+	res.json(t, &created)
+	require.Regexp(t, `^s[0-9a-f]{16}$`, created.ID)
+	return created.ID
+}
+
+// TestSearchFindsTheDeadlockAndKeepsIt: bfs finds the philosophers'
+// deadlock; the counterexample's run id resolves to a run that violates
+// the property at the reported step.
+func TestSearchFindsTheDeadlockAndKeepsIt(t *testing.T) {
+	ts := newTestServer(t)
+	id := ts.startSearch(t, `{"scenario":"dining-philosophers","preset":"lock-level","strategy":"bfs","property":"no-deadlock","params":{"philosophers":3}}`)
+	st := waitSearch(t, ts, id)
+	require.Equal(t, StateDone, st.State, "%+v", st)
+	require.NotNil(t, st.Result)
+	r := st.Result
+	assert.True(t, r.Found)
+	assert.Equal(t, "no-deadlock", r.Property)
+	assert.Equal(t, len(r.Schedule), r.Length)
+	assert.Positive(t, r.States)
+	assert.Positive(t, st.Progress.States)
+	assert.GreaterOrEqual(t, r.ElapsedMs, 0.0)
+
+	res := ts.get(t, "/api/v1/runs/"+r.RunID)
+	require.Equal(t, http.StatusOK, res.Status, "%s", res.Body)
+	var run scenario.Summary
+	res.json(t, &run)
+	assert.Equal(t, r.Schedule, append([]int{}, run.Spec.Schedule...))
+	var violated bool
+	for _, v := range run.Violations {
+		if v.Property == "no-deadlock" {
+			violated = true
+			assert.Equal(t, r.Step, v.Step)
+		}
+	}
+	assert.True(t, violated, "the counterexample replays to the violation")
+
+	// The record in the store is the one served.
+	stored, err := ts.store.Search(id)
+	require.NoError(t, err)
+	assert.Equal(t, st.Result, stored.Result)
+}
+
+func TestSearchOfTheFixedTableIsExhaustive(t *testing.T) {
+	ts := newTestServer(t)
+	id := ts.startSearch(t, `{"scenario":"dining-philosophers","preset":"lock-level","variant":"fixed","strategy":"dfs","property":"no-deadlock","params":{"philosophers":3}}`)
+	st := waitSearch(t, ts, id)
+	require.Equal(t, StateDone, st.State, "%+v", st)
+	assert.False(t, st.Result.Found)
+	assert.True(t, st.Result.Exhaustive, "dfs covers every interleaving of the fixed table")
+	assert.Empty(t, st.Result.RunID)
+}
+
+func TestSearchSecondsBudget(t *testing.T) {
+	ts := newTestServer(t)
+	id := ts.startSearch(t, `{"scenario":"dining-philosophers","variant":"fixed","strategy":"random","property":"no-deadlock","budget":{"runs":1000000,"seconds":0.3}}`)
+	st := waitSearch(t, ts, id)
+	require.Equal(t, StateDone, st.State, "%+v", st)
+	assert.False(t, st.Result.Found)
+	assert.GreaterOrEqual(t, st.Result.ElapsedMs, 300.0, "the time budget is measured by the server's clock")
+	assert.Less(t, st.Progress.Runs, 1000000)
+	t.Logf("%d runs in %.0f ms", st.Progress.Runs, st.Result.ElapsedMs)
+}
+
+// TestSearchQueueLimitAndCancel fills the one worker and the one queue
+// slot, gets a 429 with Retry-After, then cancels both jobs.
+func TestSearchQueueLimitAndCancel(t *testing.T) {
+	ts := newTestServer(t, func(c *Config) { c.SearchWorkers, c.SearchQueue = 1, 1 })
+	long := `{"scenario":"dining-philosophers","variant":"fixed","strategy":"random","budget":{"runs":1000000,"seconds":60}}`
+	running := ts.startSearch(t, long)
+	require.Eventually(t, func() bool {
+		st, _, err := ts.searchStatus(running)
+		return err == nil && st.State == StateRunning
+	}, 10*time.Second, 5*time.Millisecond)
+	queued := ts.startSearch(t, long)
+	res := ts.post(t, "/api/v1/searches", long)
+	require.Equal(t, http.StatusTooManyRequests, res.Status, "%s", res.Body)
+	assert.Equal(t, "5", res.Header.Get("Retry-After"))
+	res.problem(t)
+
+	for _, id := range []string{queued, running} {
+		res = ts.do(t, http.MethodDelete, "/api/v1/searches/"+id, nil)
+		require.Equal(t, http.StatusOK, res.Status, "%s", res.Body)
+		var st SearchStatus
+		res.json(t, &st)
+		assert.Equal(t, StateCancelled, st.State, id)
+		stored, err := ts.store.Search(id)
+		require.NoError(t, err)
+		assert.Equal(t, StateCancelled, stored.State, "the cancel is stored")
+	}
+	// Cancelling a finished search changes nothing.
+	res = ts.do(t, http.MethodDelete, "/api/v1/searches/"+running, nil)
+	require.Equal(t, http.StatusOK, res.Status)
+	assert.Contains(t, string(res.Body), `"state":"cancelled"`)
+	assert.Equal(t, 1.0, metric(t, ts, `racetrack_searches_total{state="rejected"}`))
+	assert.Equal(t, 2.0, metric(t, ts, `racetrack_searches_total{state="cancelled"}`))
+}
+
+// TestUnfinishedSearchResumesAfterRestart stops a server while a search
+// is queued; the next server on the same store runs it to the end.
+func TestUnfinishedSearchResumesAfterRestart(t *testing.T) {
+	path := t.TempDir() + "/resume.db"
+	ts := startTestServer(t, path, func(c *Config) { c.SearchWorkers, c.SearchQueue = 1, 4 })
+	blocker := ts.startSearch(t, `{"scenario":"dining-philosophers","variant":"fixed","strategy":"random","budget":{"runs":1000000,"seconds":60}}`)
+	waiting := ts.startSearch(t, `{"scenario":"dining-philosophers","preset":"lock-level","strategy":"bfs","params":{"philosophers":3}}`)
+	ts.stop()
+
+	ts2 := startTestServer(t, path)
+	st := waitSearch(t, ts2, waiting)
+	assert.Equal(t, StateDone, st.State)
+	assert.True(t, st.Result.Found)
+	res := ts2.do(t, http.MethodDelete, "/api/v1/searches/"+blocker, nil)
+	require.Equal(t, http.StatusOK, res.Status)
+	assert.Regexp(t, `"state":"(cancelled|done)"`, string(res.Body))
+}
