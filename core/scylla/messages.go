@@ -11,7 +11,7 @@ const (
 	tagClientNext = iota // the client issues its next write
 	tagBroker            // view_update_backlog_broker wakes up (shard 0)
 	tagViewDone          // a remote view update finishes; arg = bytes
-	tagFlowDone          // a write's flow-control delay ends; arg = write id
+	tagFlowDone          // a write's flow-control delay ends on this coordinator shard
 	tagBits       = 4
 )
 

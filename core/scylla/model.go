@@ -152,8 +152,9 @@ type coordWrite struct {
 	done     bool // the client has its answer (or is about to, after the delay)
 	// delay is the flow-control delay chosen at the consistency level;
 	// delayLeft while it has not elapsed.
-	delay     sim.Time
-	delayLeft bool
+	delay      sim.Time
+	delayLeft  bool
+	delayUntil sim.Time
 }
 
 // respCheck records one write response that under-reported the applying
@@ -326,6 +327,7 @@ func (m *Model) Hash(h *sim.Hasher) {
 		h.Int(int(x.answered))
 		h.Bool(x.done)
 		h.Bool(x.delayLeft)
+		h.Int64(int64(x.delayUntil - m.now))
 	}
 	if m.cfg.writeCount > 0 {
 		h.Int(m.issued)

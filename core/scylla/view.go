@@ -95,7 +95,10 @@ func (m *Model) Describe(w *sim.World, ev *sim.Event) string {
 		case tagViewDone:
 			return p.Name + ": a remote view update of " + bytesText(tagArg(ev.Timer)) + " completes and releases its units"
 		case tagFlowDone:
-			return p.Name + ": w" + strconv.FormatInt(tagArg(ev.Timer), 10) + "'s flow-control delay ends; the client gets its answer"
+			if k := m.delayedAt(int(p.Node), p.Shard, ev.At); k >= 0 {
+				return p.Name + ": " + m.inflight[k].w.name() + "'s flow-control delay ends; the client gets its answer"
+			}
+			return p.Name + ": a write's flow-control delay ends; the client gets its answer"
 		}
 		return p.Name + ": timer"
 	}

@@ -30,7 +30,7 @@ func (m *Model) Handle(w *sim.World, p *sim.Proc, ev *sim.Event) sim.Action {
 		case tagViewDone:
 			return m.viewUpdateDone(w, n, s, tagArg(ev.Timer))
 		case tagFlowDone:
-			return m.flowDone(w, n, int32(tagArg(ev.Timer)))
+			return m.flowDone(w, n, s)
 		}
 		w.Failf("%s: unknown timer %d", p.Name, ev.Timer)
 		return sim.Local("?", 0)
@@ -357,7 +357,7 @@ func (m *Model) countResponse(w *sim.World, c int, id int32, ok bool) {
 		x.done = true
 		d := m.throttle(w, c, x)
 		if d > 0 {
-			w.SetTimer(m.shardProc[m.idx(c, x.w.CShard)], d, tagOf(tagFlowDone, int64(id)))
+			w.SetTimer(m.shardProc[m.idx(c, x.w.CShard)], d, tagFlowDone)
 			return
 		}
 		m.reply(w, c, x, outcomeOK)
@@ -393,7 +393,7 @@ func (m *Model) throttle(w *sim.World, c int, x *coordWrite) sim.Time {
 	}
 	w.Sample(m.sDelay[c], d.Millis())
 	w.Sample(m.sTrueDelay[c], td.Millis())
-	x.delay, x.delayLeft = d, d > 0
+	x.delay, x.delayLeft, x.delayUntil = d, d > 0, m.now+d
 	return d
 }
 
@@ -405,14 +405,30 @@ func (m *Model) delayFor(b int64, budget sim.Time) sim.Time {
 	return min(d, budget)
 }
 
+// delayedUntilNow finds the write coordinated on shard s of node c whose
+// flow-control delay ends now. The timer names no write, so that write
+// ids (a count of past writes) stay out of the state hash.
+func (m *Model) delayedUntilNow(c, s int) int { return m.delayedAt(c, s, m.now) }
+
+func (m *Model) delayedAt(c, s int, at sim.Time) int {
+	for i := range m.inflight {
+		x := &m.inflight[i]
+		if x.delayLeft && x.delayUntil == at && x.w.Coord == c && x.w.CShard == s {
+			return i
+		}
+	}
+	return -1
+}
+
 // flowDone ends a write's flow-control delay and answers the client.
-func (m *Model) flowDone(w *sim.World, c int, id int32) sim.Action {
-	k := m.findWrite(id)
+func (m *Model) flowDone(w *sim.World, c, s int) sim.Action {
+	k := m.delayedUntilNow(c, s)
 	if k < 0 {
-		w.Failf("flow-control timer for unknown write w%d", id)
+		w.Failf("flow-control timer on %s without a delayed write", shardName(c, s))
 		return sim.Local("?", 0)
 	}
 	x := &m.inflight[k]
+	id := x.w.ID
 	x.delayLeft = false
 	m.reply(w, c, x, outcomeOK)
 	if int(x.answered) == m.cfg.rf {
