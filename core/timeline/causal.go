@@ -23,3 +23,36 @@ func (tl *Timeline) CausalSlice(i int) []int {
 	sort.Ints(out)
 	return out
 }
+
+// StuckSlice is CausalSlice(i) joined with the causal pasts of the steps
+// at which every process still waiting for a mutex at step i began to
+// wait. The vector clocks know nothing of a thread that blocks on a mutex
+// another holds, so the causal past of the block that closes a deadlock
+// holds only its own thread's steps; this slice holds the whole cycle.
+func (tl *Timeline) StuckSlice(i int) []int {
+	past := tl.CausalSlice(i)
+	if past == nil {
+		return nil
+	}
+	in := make([]bool, i+1)
+	for _, s := range past {
+		in[s] = true
+	}
+	for _, sp := range tl.idx.spans {
+		if sp.Start > i {
+			break
+		}
+		if sp.Kind == SpanWait && (sp.End < 0 || sp.End > i) {
+			for _, s := range tl.CausalSlice(sp.Start) {
+				in[s] = true
+			}
+		}
+	}
+	out := past[:0:0]
+	for s, ok := range in {
+		if ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}

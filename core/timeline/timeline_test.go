@@ -330,6 +330,28 @@ func TestCausalSliceOfDeadlock(t *testing.T) {
 		t.Fatalf("slice %v = %q, want think, lock, block", slice, labels)
 	}
 	t.Logf("deadlock at step %d (%s): causal slice of %d steps %v", v.Step, v.Message, len(slice), slice)
+
+	// The stuck slice adds every philosopher's way into the cycle: each
+	// one's take of the first fork and its block on the second.
+	stuck := tl.StuckSlice(v.Step)
+	locks, blocks := map[sim.ProcID]bool{}, map[sim.ProcID]bool{}
+	for _, s := range stuck {
+		st := tl.Trace().Step(s)
+		switch st.Kind {
+		case sim.StepLock:
+			locks[st.Proc] = true
+		case sim.StepBlock:
+			blocks[st.Proc] = true
+		}
+	}
+	if len(locks) != 5 || len(blocks) != 5 || !slices.IsSorted(stuck) {
+		t.Fatalf("stuck slice %v: %d philosophers lock, %d block; want all five", stuck, len(locks), len(blocks))
+	}
+	for _, s := range slice {
+		if !slices.Contains(stuck, s) {
+			t.Fatalf("stuck slice lacks causal step %d", s)
+		}
+	}
 }
 
 func TestCausalSliceFollowsLockHandOff(t *testing.T) {
