@@ -167,7 +167,7 @@ type respCheck struct {
 	carried, required int64
 }
 
-// NewModel builds a model from a configuration.
+// newModel builds a model from a configuration.
 func newModel(cfg config) *Model { return &Model{cfg: cfg} }
 
 // Init creates the cluster: one kernel node per ScyllaDB node with one
@@ -229,7 +229,7 @@ func (m *Model) Init(w *sim.World) {
 	for n := 0; n < N; n++ {
 		w.SetTimer(m.shardProc[m.idx(n, 0)], 0, tagBroker)
 	}
-	if c.writeRate > 0 && c.writeCount >= 0 && c.writeStart <= c.duration {
+	if c.writeStart <= c.duration {
 		w.SetTimer(m.client, c.writeStart, tagClientNext)
 	}
 }

@@ -68,14 +68,10 @@ func (m *Model) handleClient(w *sim.World, ev *sim.Event) sim.Action {
 		return sim.Local("client: "+ev.Payload.(writeReply).Label(), 0)
 	}
 	c := &m.cfg
-	if (c.writeCount > 0 && m.issued >= c.writeCount) || m.now > c.duration {
-		return sim.Local("client stops writing", 0)
-	}
 	x := m.drawWrite(w)
 	m.issued++
 	w.Send(m.client, m.shardProc[m.idx(x.Coord, x.CShard)], writeReq{W: x})
-	more := (c.writeCount == 0 || m.issued < c.writeCount)
-	if more {
+	if c.writeCount == 0 || m.issued < c.writeCount {
 		mean := sim.Time(float64(sim.Second) / c.writeRate)
 		gap := w.Between(mean/2, mean*3/2, sim.Millisecond, "time to next write")
 		if m.now+gap <= c.duration {
@@ -117,7 +113,7 @@ func (m *Model) drawWrite(w *sim.World) writeInfo {
 	return x
 }
 
-// replicas lists the write's replicas: RF consecutive nodes on the ring.
+// replica is the write's i-th replica: RF consecutive nodes on the ring.
 func (m *Model) replica(x writeInfo, i int) int { return (x.Owner + i) % m.cfg.nodes }
 
 // quorum is the consistency level: QUORUM of RF.
