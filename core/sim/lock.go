@@ -162,7 +162,7 @@ func (w *World) describeCycle(chain []ProcID) string {
 		if i > 0 {
 			b.WriteString("; ")
 		}
-		b.WriteString(w.procs[q].Name + " holds " + held + ", waits for " + wants)
+		b.WriteString(w.procLabel(q) + " holds " + held + ", waits for " + wants)
 	}
 	return b.String()
 }
@@ -175,10 +175,25 @@ func (w *World) stuckThreads() string {
 		switch p.Status {
 		case Blocked:
 			m := &w.mutexes[p.BlockedOn]
-			parts = append(parts, p.Name+" waits for "+m.Name+" (held by "+w.ProcName(m.Holder)+")")
+			holder := "none"
+			if m.Holder != None {
+				holder = w.procLabel(m.Holder)
+			}
+			parts = append(parts, w.procLabel(p.ID)+" waits for "+m.Name+" (held by "+holder+")")
 		case Waiting:
-			parts = append(parts, p.Name+" waits on "+w.conds[p.WaitingOn].Name+" with no one left to signal")
+			parts = append(parts, w.procLabel(p.ID)+" waits on "+w.conds[p.WaitingOn].Name+" with no one left to signal")
 		}
 	}
 	return strings.Join(parts, "; ")
+}
+
+// procLabel names q in deadlock reports: the model's ProcLabel when it
+// has one, else the process name.
+func (w *World) procLabel(q ProcID) string {
+	if l, ok := w.model.(ProcLabeler); ok {
+		if s := l.ProcLabel(w, q); s != "" {
+			return s
+		}
+	}
+	return w.procs[q].Name
 }

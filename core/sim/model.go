@@ -36,6 +36,14 @@ type Describer interface {
 	Describe(w *World, ev *Event) string
 }
 
+// ProcLabeler is implemented by models whose threads run different
+// functions over time: ProcLabel names process p by what it does now
+// ("unsubscribe(c2)"), and the kernel's deadlock reports use it instead of
+// the process name. An empty label falls back to the name.
+type ProcLabeler interface {
+	ProcLabel(w *World, p ProcID) string
+}
+
 // Viewer is implemented by models that expose a display-ready view of
 // their state.
 type Viewer interface {
