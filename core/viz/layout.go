@@ -20,7 +20,7 @@ type Options struct {
 	// Axis is "time" (virtual time), "step" (step index) or "" (time for
 	// timed runs, step for untimed ones or windows at a single instant).
 	Axis string `json:"axis"`
-	// Lanes lists the processes to show (nil: all).
+	// Lanes lists the processes to show (empty: all).
 	Lanes []int `json:"lanes"`
 	// CollapseShards draws all sharded processes of a node in one lane.
 	CollapseShards bool `json:"collapseShards"`
@@ -174,7 +174,7 @@ func (g *diagram) chooseAxis(axis string) error {
 func (g *diagram) buildLanes(opt Options) error {
 	procs := g.tl.Procs()
 	shown := make([]bool, len(procs))
-	if opt.Lanes == nil {
+	if len(opt.Lanes) == 0 {
 		for i := range shown {
 			shown[i] = true
 		}
@@ -210,7 +210,10 @@ func (g *diagram) buildLanes(opt Options) error {
 		if opt.CollapseShards && p.Shard >= 0 {
 			if k := len(g.lanes) - 1; k >= 0 && g.lanes[k].node == p.Node && g.lanes[k].shard >= 0 {
 				g.lanes[k].info.Procs = append(g.lanes[k].info.Procs, id)
-				g.lanes[k].info.Label = "shards " + strconv.Itoa(g.lanes[k].shard) + "–" + strconv.Itoa(p.Shard)
+				g.lanes[k].info.Label = "shard " + strconv.Itoa(p.Shard)
+				if p.Shard != g.lanes[k].shard {
+					g.lanes[k].info.Label = "shards " + strconv.Itoa(g.lanes[k].shard) + "–" + strconv.Itoa(p.Shard)
+				}
 				g.laneOf[id] = k
 				continue
 			}
