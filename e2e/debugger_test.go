@@ -90,8 +90,10 @@ func debuggerSuite(t *testing.T, p *page, base, engine string) {
 	}
 }
 
+// selectScenario picks a scenario in the catalog (also when the catalog
+// is folded away on a phone).
 func selectScenario(p *page, id string) {
-	p.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`#scenarios button[data-id=%q]`, id))))
+	eval[any](p, fmt.Sprintf(`document.querySelector('#scenarios button[data-id=%q]').click()`, id))
 }
 
 // runVariant runs the default preset of one variant and checks the page
@@ -151,18 +153,11 @@ func stepAndSeek(t *testing.T, p *page) {
 // propertyPanel loads the buggy variant's first violation (searching seeds
 // if the default one holds) and clicks it in the panel.
 func propertyPanel(t *testing.T, p *page, sc *scenario.Scenario) {
-	var found bool
-	for seed := 1; seed <= 40 && !found; seed++ {
-		spec := map[string]any{"scenario": sc.ID, "variant": sc.Variants[0].ID, "seed": seed, "preset": sc.Presets[0].ID}
-		js, _ := json.Marshal(spec)
-		eval[any](p, fmt.Sprintf(`__rt.runSpec(%s)`, js))
-		p.wait("the run", fmt.Sprintf(`__rt.S.run && __rt.S.run.spec.seed === %d && __rt.loaded === __rt.S.run.id`, seed), 60*time.Second)
-		found = eval[int](p, `__rt.S.run.violations.length`) > 0
+	spec, ok := violatingSpec(sc)
+	if !ok {
+		t.Fatalf("%s: no preset and seed up to %d of variant %s violates a property", sc.ID, maxSeedTried, sc.Variants[0].ID)
 	}
-	if !found {
-		t.Logf("%s: no violation in seeds 1-40 of preset %s; the property panel click is tested by the search", sc.ID, sc.Presets[0].ID)
-		return
-	}
+	loadSpec(p, spec)
 	p.do(chromedp.Click(chromedp.CSS(`#props li.bad button`)))
 	p.wait("the causal slice", `__rt.S.slice && __rt.S.state && __rt.S.state.step === __rt.S.slice.step`, 10*time.Second)
 	vstep := eval[int](p, `__rt.S.run.violations[0].step`)
@@ -277,4 +272,68 @@ func writeScreenshot(t *testing.T, p *page, name string) {
 		t.Fatal(err)
 	}
 	t.Logf("wrote docs/screenshots/%s.png", name)
+}
+
+// TestScreenshots writes the README's pictures of the debugger on each
+// seed bug: go test ./e2e -run TestScreenshots -screenshots
+func TestScreenshots(t *testing.T) {
+	if !*screenshots {
+		t.Skip("run with -screenshots to regenerate docs/screenshots")
+	}
+	srv := staticServer(t)
+	for _, size := range []struct {
+		suffix string
+		w, h   int
+	}{{"", 1280, 800}, {"-phone", 390, 844}} {
+		p := browser(t, size.w, size.h)
+		p.open(srv.URL + "/#engine=wasm")
+		for _, sc := range catalog.New().List() {
+			if size.suffix != "" && sc.ID != "scylla-mv-backlog" {
+				continue
+			}
+			selectScenario(p, sc.ID)
+			showViolation(t, p, sc)
+			writeScreenshot(t, p, sc.ID+size.suffix)
+		}
+	}
+}
+
+// showViolation loads a violating run of the first variant and selects
+// the violation with its causal slice.
+func showViolation(t *testing.T, p *page, sc *scenario.Scenario) {
+	spec, ok := violatingSpec(sc)
+	if !ok {
+		t.Logf("%s: no violating seed found; the screenshot shows the default run", sc.ID)
+		return
+	}
+	loadSpec(p, spec)
+	eval[any](p, `__rt.showSlice(__rt.S.run.violations[0].step)`)
+	p.wait("the slice", `__rt.S.slice && __rt.S.state && __rt.S.state.step === __rt.S.slice.step`, 10*time.Second)
+	time.Sleep(200 * time.Millisecond)
+}
+
+const maxSeedTried = 200
+
+// violatingSpec finds, natively, the first preset and seed whose run of
+// the first (buggy) variant violates a property.
+func violatingSpec(sc *scenario.Scenario) (scenario.RunSpec, bool) {
+	reg := catalog.New()
+	for _, pr := range sc.Presets {
+		for seed := uint64(1); seed <= maxSeedTried; seed++ {
+			spec := scenario.RunSpec{Scenario: sc.ID, Preset: pr.ID, Variant: sc.Variants[0].ID, Seed: seed}
+			run, err := reg.Execute(spec, scenario.Options{})
+			if err == nil && len(run.World.Violations()) > 0 {
+				return spec, true
+			}
+		}
+	}
+	return scenario.RunSpec{}, false
+}
+
+// loadSpec runs spec in the page as the form would and waits for it.
+func loadSpec(p *page, spec scenario.RunSpec) {
+	p.t.Helper()
+	js, _ := json.Marshal(spec)
+	eval[any](p, fmt.Sprintf(`__rt.runSpec(%s)`, js))
+	p.wait("the run", fmt.Sprintf(`__rt.S.run && __rt.S.run.spec.seed === %d && __rt.S.run.spec.preset === %q && __rt.loaded === __rt.S.run.id`, spec.Seed, spec.Preset), 60*time.Second)
 }

@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -122,7 +124,8 @@ func apiServer(t *testing.T) *httptest.Server {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	s, err := api.New(api.Config{Registry: catalog.New(), Store: store, StaticDirs: []string{filepath.Join(root, "web"), assets(t)}})
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	s, err := api.New(api.Config{Registry: catalog.New(), Store: store, Logger: logger, StaticDirs: []string{filepath.Join(root, "web"), assets(t)}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,6 +28,9 @@ const S = {
 // Test and measurement hooks (read by the end-to-end harness).
 const RT = (window.__rt = { ready: false, drawn: 0, firstDraw: 0, errors: [], S });
 
+const PLAY_ICON = '<svg viewBox="0 0 16 16" width="14" height="14" aria-hidden="true"><path d="M4 2v12l10-6z" fill="currentColor"/></svg>';
+const PAUSE_ICON = '<svg viewBox="0 0 16 16" width="14" height="14" aria-hidden="true"><path d="M3 2h4v12H3zM9 2h4v12H9z" fill="currentColor"/></svg>';
+
 let diagram;
 let charts;
 
@@ -247,7 +250,6 @@ async function load(summary, opts = {}) {
   ]);
   S.steps = steps.steps || steps;
   diagram.setList(layout);
-  renderLegend(layout);
   charts.set(chartData, (i) => (S.steps[i] ? S.steps[i].time : null));
   fetchRestOfSteps(summary.id);
   renderMarks();
@@ -267,14 +269,6 @@ async function fetchRestOfSteps(id) {
     if (!list.length || !S.run || S.run.id !== id) return;
     S.steps.push(...list);
   }
-}
-
-function renderLegend(layout) {
-  const items = (layout && layout.legend) || [
-    { label: "message", color: "#0072B2" }, { label: "lock held", color: "#E69F00" }, { label: "waiting for a lock", color: "#CC79A7" },
-    { label: "violation", color: "#D55E00" }, { label: "fault", color: "#000000" },
-  ];
-  clear($("#legend"), items.map((i) => h("span", { style: `--c:${i.color}` }, i.label)));
 }
 
 function renderMarks() {
@@ -390,7 +384,7 @@ function play() {
   if (S.playing) return stop();
   if (!S.run) return;
   if (S.step >= S.total - 1) seek(0);
-  $("#play").textContent = "⏸";
+  $("#play").innerHTML = PAUSE_ICON;
   $("#play").setAttribute("aria-label", "Pause");
   let last = performance.now();
   let acc = 0;
@@ -415,7 +409,7 @@ function play() {
 function stop() {
   if (S.playing) cancelAnimationFrame(S.playing);
   S.playing = 0;
-  $("#play").textContent = "▶";
+  $("#play").innerHTML = PLAY_ICON;
   $("#play").setAttribute("aria-label", "Play");
 }
 

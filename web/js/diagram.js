@@ -4,6 +4,10 @@
 // only a blit and a line.
 import { Painter } from "./paint.js";
 
+// The smallest zoom "fit" uses: the layout has about 14 px per step, so
+// this keeps about 3.5 px per step.
+const MIN_FIT_ZOOM = 0.25;
+
 export class Diagram {
   constructor(canvas, { onSelect, onHover, onDraw }) {
     this.p = new Painter(canvas);
@@ -69,12 +73,9 @@ export class Diagram {
     if (l) {
       const avail = this.p.w - l.plot.x - 8;
       const used = l.width - l.plot.x;
-      if (used > 0 && avail > 0) this.p.kx = Math.min(1, avail / used);
-      if (this.p.kx < 1) {
-        // Very long runs: keep glyphs readable and scroll instead.
-        const minK = Math.min(1, 3000 / Math.max(1, used));
-        this.p.kx = Math.max(this.p.kx, Math.min(minK, 1));
-      }
+      // Show the whole run, but never squeeze steps below a readable
+      // density: long runs scroll instead.
+      if (used > 0 && avail > 0) this.p.kx = Math.min(1, Math.max(avail / used, MIN_FIT_ZOOM));
     }
     this.clampPan();
     this.p.invalidate();

@@ -169,41 +169,38 @@ export class ServerEngine {
   }
 
   search(req, onProgress) {
-    let ws = null;
     let jobID = null;
     let cancelled = false;
+    const budget = req.budget.states || req.budget.runs || 0;
+    const t0 = performance.now();
     const promise = (async () => {
       const job = await this.post("/searches", req);
       jobID = job.id;
-      if (cancelled) await this.cancelJob(jobID);
+      if (cancelled) this.cancelJob(jobID);
       const url = new URL(`${this.base}/searches/${jobID}/stream`, location.href);
       url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
-      return new Promise((resolve, reject) => {
-        ws = new WebSocket(url);
-        let done = false;
+      const status = await new Promise((resolve, reject) => {
+        const ws = new WebSocket(url);
+        let final = null;
         ws.onmessage = (e) => {
           const msg = JSON.parse(e.data);
-          if (msg.type === "progress" || (msg.progress && !msg.result)) onProgress(msg.progress || msg);
-          if (msg.type === "result" || msg.result || msg.done) {
-            done = true;
-            ws.close(1000);
-            resolve(msg.result || msg);
-          }
-          if (msg.type === "error") {
-            done = true;
-            reject(new EngineError(msg.detail || msg.error || "search failed"));
+          if (msg.type === "progress" && msg.progress) {
+            onProgress({ ...msg.progress, budget, elapsedMs: performance.now() - t0 });
+          } else if (msg.type === "result") {
+            final = msg;
           }
         };
+        ws.onerror = () => {};
         ws.onclose = async () => {
-          if (done) return;
+          if (final) return resolve(final);
           try {
-            const st = await this.fetchJSON(`/searches/${jobID}`);
-            resolve(st.result || st);
+            resolve(await this.fetchJSON(`/searches/${jobID}`));
           } catch (err) {
             reject(err);
           }
         };
       });
+      return this.searchResult(status);
     })();
     return {
       promise,
@@ -212,6 +209,30 @@ export class ServerEngine {
         if (jobID) this.cancelJob(jobID);
       },
     };
+  }
+
+  // searchResult turns the server's search status into the shape the wasm
+  // engine returns (check.Result with the counterexample's spec).
+  async searchResult(st) {
+    const r = st.result || {};
+    const out = {
+      found: !!r.found,
+      property: r.property,
+      violation: r.message,
+      states: r.states || (st.progress && st.progress.states) || 0,
+      runs: (st.progress && st.progress.runs) || 0,
+      length: r.length,
+      exhaustive: r.exhaustive,
+      cancelled: st.state === "cancelled",
+      error: st.state === "failed" ? st.error || "the search failed" : "",
+      verdict: r.found ? "violation found" : r.exhaustive ? "verified: no schedule violates it" : "no violation within budget",
+      elapsedMs: r.elapsedMs,
+    };
+    if (r.found && r.runId) {
+      const summary = await this.fetchJSON(`/runs/${r.runId}`);
+      out.counterexample = summary.spec;
+    }
+    return out;
   }
 
   async cancelJob(id) {

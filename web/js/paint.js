@@ -103,6 +103,7 @@ export class Painter {
     let cur = null;
     let alpha = 1;
     let open = false;
+    const rowEnd = new Map();
     const flush = () => {
       if (!open) return;
       const st = cur;
@@ -116,12 +117,19 @@ export class Painter {
       const a = (st.opacity || 1) * (dim && s.s >= 0 && !dim.has(s.s) ? DIM : s.dim ? DIM : 1);
       if (s.t === "text") {
         flush();
-        ctx.globalAlpha = a;
         ctx.font = `${st.fontWeight || "400"} ${st.fontSize || 11}px system-ui, "DejaVu Sans", Arial, sans-serif`;
+        const x = this.toScreen(s.x);
+        const w = ctx.measureText(s.text).width;
+        const x0 = st.anchor === "middle" ? x - w / 2 : st.anchor === "end" ? x - w : x;
+        // Zoomed out, step labels collide: keep the first of a row.
+        const row = Math.round(s.y);
+        if (s.s >= 0 && x0 < (rowEnd.get(row) ?? -Infinity) + 4) continue;
+        if (s.s >= 0) rowEnd.set(row, x0 + w);
+        ctx.globalAlpha = a;
         ctx.textAlign = st.anchor === "middle" ? "center" : st.anchor === "end" ? "right" : "left";
         ctx.textBaseline = "alphabetic";
         ctx.fillStyle = st.fill || "#1d2330";
-        ctx.fillText(s.text, this.toScreen(s.x), s.y);
+        ctx.fillText(s.text, x, s.y);
         cur = null;
         continue;
       }
