@@ -82,8 +82,11 @@ func Chrome(tl *timeline.Timeline) ([]byte, error) {
 	mutexes := tl.Mutexes()
 	for k, s := range tl.Spans() {
 		name := "holds " + mutexes[s.Mutex].Name
-		if s.Kind == timeline.SpanWait {
+		switch s.Kind {
+		case timeline.SpanWait:
 			name = "waits for " + mutexes[s.Mutex].Name
+		case timeline.SpanCond:
+			name = "waits on " + tl.Conds()[s.Cond].Name
 		}
 		id := "span" + strconv.Itoa(k)
 		stop := end

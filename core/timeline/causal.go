@@ -25,8 +25,8 @@ func (tl *Timeline) CausalSlice(i int) []int {
 }
 
 // StuckSlice is CausalSlice(i) joined with the causal pasts of the steps
-// at which every process still waiting for a mutex at step i began to
-// wait. The vector clocks know nothing of a thread that blocks on a mutex
+// at which every process still waiting at step i (for a mutex, or on a
+// condition variable) began to wait. The vector clocks know nothing of a thread that blocks on a mutex
 // another holds, so the causal past of the block that closes a deadlock
 // holds only its own thread's steps; this slice holds the whole cycle.
 func (tl *Timeline) StuckSlice(i int) []int {
@@ -42,7 +42,7 @@ func (tl *Timeline) StuckSlice(i int) []int {
 		if sp.Start > i {
 			break
 		}
-		if sp.Kind == SpanWait && (sp.End < 0 || sp.End > i) {
+		if (sp.Kind == SpanWait || sp.Kind == SpanCond) && (sp.End < 0 || sp.End > i) {
 			for _, s := range tl.CausalSlice(sp.Start) {
 				in[s] = true
 			}

@@ -29,10 +29,11 @@ type SpanKind uint8
 // Span kinds.
 const (
 	SpanHold SpanKind = iota + 1 // from acquiring a mutex to releasing it
-	SpanWait                     // from blocking on a mutex (or waiting on a condition) to acquiring it
+	SpanWait                     // from blocking on a mutex to acquiring it
+	SpanCond                     // from waiting on a condition variable to holding its mutex again
 )
 
-var spanKindNames = [...]string{"", "hold", "wait"}
+var spanKindNames = [...]string{"", "hold", "wait", "cond"}
 
 func (k SpanKind) String() string { return spanKindNames[k] }
 
@@ -40,14 +41,17 @@ func (k SpanKind) String() string { return spanKindNames[k] }
 func (k SpanKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
 
 // Span is an interval of one process's life around a mutex: a hold (lock
-// to unlock) or a wait (block to acquire). End is -1 when the run ended
-// before it closed.
+// to unlock), a wait (block to acquire) or a wait on a condition variable
+// (wait to reacquiring its mutex). End is -1 when the run ended before it
+// closed.
 type Span struct {
 	Kind  SpanKind    `json:"kind"`
 	Proc  sim.ProcID  `json:"proc"`
 	Mutex sim.MutexID `json:"mutex"`
-	Start int         `json:"start"`
-	End   int         `json:"end"`
+	// Cond is the condition variable of a SpanCond, -1 otherwise.
+	Cond  sim.CondID `json:"cond"`
+	Start int        `json:"start"`
+	End   int        `json:"end"`
 }
 
 func buildIndex(tl *Timeline) index {
@@ -89,7 +93,7 @@ func buildIndex(tl *Timeline) index {
 		}
 	}
 	openSpan := func(open []int32, kind SpanKind, p sim.ProcID, m int32, at int) {
-		x.spans = append(x.spans, Span{Kind: kind, Proc: p, Mutex: sim.MutexID(m), Start: at, End: -1})
+		x.spans = append(x.spans, Span{Kind: kind, Proc: p, Mutex: sim.MutexID(m), Cond: sim.None, Start: at, End: -1})
 		open[int(p)*nm+int(m)] = int32(len(x.spans))
 	}
 	for i := 0; i < n; i++ {
@@ -114,7 +118,8 @@ func buildIndex(tl *Timeline) index {
 			if s.Obj >= 0 && int(s.Obj) < len(tl.conds) {
 				m := int32(tl.conds[s.Obj].L)
 				closeSpan(openHold, s.Proc, m, i)
-				openSpan(openWait, SpanWait, s.Proc, m, i)
+				openSpan(openWait, SpanCond, s.Proc, m, i)
+				x.spans[len(x.spans)-1].Cond = sim.CondID(s.Obj)
 			}
 		case sim.StepSignal:
 			x.lockSteps = append(x.lockSteps, int32(i))

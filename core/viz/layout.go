@@ -471,9 +471,14 @@ func (g *diagram) spans() {
 			x1 = g.x(end)
 		}
 		name := mutexes[s.Mutex].Name
-		if s.Kind == timeline.SpanWait {
+		switch s.Kind {
+		case timeline.SpanWait:
 			g.add(Shape{Type: Line, Class: "wait", X: x0, Y: l.cy, X2: x1, Y2: l.cy, Step: s.Start, Dim: g.dim(s.Start),
 				Title: procs[s.Proc].Name + " waits for " + name})
+			continue
+		case timeline.SpanCond:
+			g.add(Shape{Type: Line, Class: "cond-wait", X: x0, Y: l.cy, X2: x1, Y2: l.cy, Step: s.Start, Dim: g.dim(s.Start),
+				Title: procs[s.Proc].Name + " waits on " + g.tl.Conds()[s.Cond].Name + " (then for " + name + ")"})
 			continue
 		}
 		slot := 0
@@ -831,6 +836,7 @@ var legendKinds = []struct {
 // legendMarks are the lines the legend explains, when the diagram has them.
 var legendMarks = []struct{ class, text string }{
 	{"wait", "waits for a lock"},
+	{"cond-wait", "waits for a signal"},
 	{"msg", "message"},
 	{"msg-dense", "message"},
 	{"msg-inflight", "in flight at the end"},
@@ -863,6 +869,7 @@ func diagramStyles() []Style {
 		{Class: "ev-fault", Stroke: okVermilion, StrokeWidth: 2.5},
 		{Class: "ev-exit", Stroke: "#222222", StrokeWidth: 2.5},
 		{Class: "wait", Stroke: okVermilion, StrokeWidth: 2.5, Dash: "5 3"},
+		{Class: "cond-wait", Stroke: okPurple, StrokeWidth: 2, Dash: "2 3"},
 		{Class: "msg", Stroke: okBlue, StrokeWidth: 1.3},
 		{Class: "msg-head", Fill: okBlue},
 		{Class: "msg-dense", Stroke: okBlue, StrokeWidth: 0.8, Opacity: 0.35},

@@ -32,10 +32,12 @@ var goldens = []struct {
 	{name: "dining-philosophers-table", spec: scenario.RunSpec{Scenario: "dining-philosophers", Preset: "table", Variant: "buggy", Seed: 1}},
 	{name: "scylla-mv-backlog-wrong-shard-remote", spec: scenario.RunSpec{Scenario: "scylla-mv-backlog", Preset: "wrong-shard-remote", Variant: "buggy", Seed: 1}},
 	{name: "tarantool-raft-relay-subscribe-during-election", spec: scenario.RunSpec{Scenario: "tarantool-raft-relay", Preset: "subscribe-during-election", Variant: "drop", Seed: 1}, to: 200},
+	{name: "vitess-messager-unsubscribe-vs-poller", spec: scenario.RunSpec{Scenario: "vitess-messager", Preset: "unsubscribe-vs-poller", Variant: "buggy", Seed: 1}},
 }
 
-func TestGoldenSVG(t *testing.T) {
-	reg := catalog.New()
+func TestGoldenSVG(t *testing.T) { goldenSVG(t, catalog.New()) }
+
+func goldenSVG(t *testing.T, reg *scenario.Registry) {
 	for _, g := range goldens {
 		t.Run(g.name, func(t *testing.T) {
 			if _, ok := reg.Lookup(g.spec.Scenario); !ok {
