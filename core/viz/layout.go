@@ -138,7 +138,7 @@ func Layout(tl *timeline.Timeline, opt Options) (*Display, error) {
 		}
 	}
 	g.geometry(opt)
-	g.d.Shapes = make([]Shape, 0, 4*(to-from)+64)
+	g.d.Shapes = make([]Shape, 0, 2*(to-from)+256)
 	g.backgrounds()
 	g.axis(true)
 	g.spans()
