@@ -6,6 +6,7 @@ import (
 	"github.com/racetrack-sim/racetrack/core/scenario"
 	"github.com/racetrack-sim/racetrack/core/scylla"
 	"github.com/racetrack-sim/racetrack/core/tarantool"
+	"github.com/racetrack-sim/racetrack/core/vitess"
 )
 
 // New returns the registry of every scenario.
@@ -14,5 +15,6 @@ func New() *scenario.Registry {
 		philo.Scenario(),
 		scylla.Scenario(),
 		tarantool.Scenario(),
+		vitess.Scenario(),
 	)
 }

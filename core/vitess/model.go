@@ -23,7 +23,10 @@ type Config struct {
 	// Delivery adds runSend and one send goroutine per receiver. They add
 	// no lock-order edge (runSend takes only mu; send takes mu, then
 	// streamMu, one after the other), so the lock-level preset leaves them
-	// out to keep the state space small.
+	// out to keep the state space small. Without them the model keeps no
+	// message accounting either (rows, cache, curReceiver,
+	// messagesPending): nothing reads it, and it would only multiply the
+	// states.
 	Delivery bool
 
 	Clients int
@@ -198,11 +201,15 @@ func (m *Manager) Init(w *sim.World) {
 	// channel: Stop returns only once an in-flight runPoller has returned.
 	m.ticks = w.AddMutex(node, "pollerTicks")
 	m.cond = w.AddCond(m.mu, "cond")
+	// Clients do not come first: process 0 must not be one that a
+	// symmetry renames (the kernel's permuted hash renames the From field
+	// of every event, and non-message events carry From 0).
+	m.poller = w.AddThread(node, -1, "runPoller", c.PollerInterval)
+	m.vstream = w.AddThread(node, -1, "vstream", m.eventGap(w))
+	m.closer = w.AddThread(node, -1, "Close", c.CloseAt)
 	for i := 0; i < c.Clients; i++ {
 		m.clients = append(m.clients, w.AddThread(node, -1, clientName(i), w.Between(0, c.ThinkTime/2, sim.Millisecond, "first Subscribe")))
 	}
-	m.poller = w.AddThread(node, -1, "runPoller", c.PollerInterval)
-	m.vstream = w.AddThread(node, -1, "vstream", m.eventGap(w))
 	if c.Delivery {
 		m.runSend = w.AddThread(node, -1, "runSend", 0)
 		for i := 0; i < c.Clients; i++ {
@@ -212,7 +219,6 @@ func (m *Manager) Init(w *sim.World) {
 	} else {
 		m.runSend = sim.None
 	}
-	m.closer = w.AddThread(node, -1, "Close", c.CloseAt)
 
 	m.sMu = w.DefineSeries("mu held for", "ms", "locks")
 	m.sStream = w.DefineSeries(w.Mutex(m.stream).Name+" held for", "ms", "locks")
@@ -299,14 +305,34 @@ func (m *Manager) Clone() sim.Model {
 // Hash folds the state that decides what happens next. Delivered counts
 // are left out: they follow from the rows inserted (fixed by eventsLeft in
 // the untimed mode) minus the rows still in the table.
-func (m *Manager) Hash(h *sim.Hasher) {
+func (m *Manager) Hash(h *sim.Hasher) { m.HashPermuted(h, nil) }
+
+// HashPermuted folds the state as it is after renaming the clients by p
+// (p nil: the identity): new client slot j holds old client inv[j].
+func (m *Manager) HashPermuted(h *sim.Hasher, p *sim.Permutation) {
+	n := len(m.clients)
+	pi := make([]int, n) // old client -> new client
+	inv := make([]int, n)
+	for i := range pi {
+		pi[i] = i
+		if p != nil && p.Procs != nil {
+			pi[i] = m.client(p.Procs[m.clients[i]])
+		}
+	}
+	for i, j := range pi {
+		inv[j] = i
+	}
 	h.Bool(m.isOpen)
 	h.Bool(m.streaming)
-	h.Int(m.curReceiver)
+	if m.curReceiver < 0 {
+		h.Int(-1)
+	} else {
+		h.Int(pi[m.curReceiver])
+	}
 	h.Bool(m.messagesPending)
 	h.Int(m.stored)
 	h.Int(m.cached)
-	for i := range m.subscribed {
+	for _, i := range inv {
 		h.Bool(m.subscribed[i])
 		h.Bool(m.busy[i])
 		h.Int(m.batch[i])
@@ -329,3 +355,78 @@ func (m *Manager) Hash(h *sim.Hasher) {
 		h.Int64(int64(m.tickStart))
 	}
 }
+
+// Symmetries lists the renamings of identical clients (check.Symmetric):
+// every permutation for up to maxPermuted clients, the swaps of
+// neighbours beyond. With delivery on there is none: runSend picks
+// receivers in client order, and the kernel does not rename the
+// per-receiver condition variables.
+func (m *Manager) Symmetries(w *sim.World) []sim.Permutation {
+	n := len(m.clients)
+	if m.cfg.Delivery || n < 2 {
+		return nil
+	}
+	var perms [][]int
+	if n <= maxPermuted {
+		perms = permutations(n)[1:] // the first is the identity
+	} else {
+		for i := 0; i+1 < n; i++ {
+			s := identity(n)
+			s[i], s[i+1] = s[i+1], s[i]
+			perms = append(perms, s)
+		}
+	}
+	out := make([]sim.Permutation, 0, len(perms))
+	for _, pi := range perms {
+		procs := make([]sim.ProcID, len(w.Procs()))
+		for q := range procs {
+			procs[q] = sim.ProcID(q)
+		}
+		for i, j := range pi {
+			procs[m.clients[i]] = m.clients[j]
+		}
+		out = append(out, sim.Permutation{Procs: procs})
+	}
+	return out
+}
+
+// maxPermuted bounds the clients whose every permutation is listed (5! =
+// 120 hashes per state).
+const maxPermuted = 5
+
+func identity(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
+}
+
+// permutations lists every permutation of 0..n-1 in lexicographic order.
+func permutations(n int) [][]int {
+	if n == 1 {
+		return [][]int{{0}}
+	}
+	var out [][]int
+	for first := 0; first < n; first++ {
+		for _, rest := range permutations(n - 1) {
+			p := []int{first}
+			for _, r := range rest {
+				if r >= first {
+					r++
+				}
+				p = append(p, r)
+			}
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// SharesUnlockedState tells the explorers that threads share state
+// outside the kernel's mutexes, as upstream does: the binlog commits rows
+// and the vstream's ctx is cancelled without streamMu/cacheManagementMu,
+// the timer's stop flag is read by its goroutine, Close's wg.Wait reads
+// the send goroutines. Steps of different threads on different mutexes
+// therefore do not always commute.
+func (m *Manager) SharesUnlockedState() bool { return true }

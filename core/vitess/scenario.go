@@ -133,12 +133,12 @@ func presets() []scenario.Preset {
 				"rowEventRate": 100.0, "rowsPerEvent": int64(400), "rowCost": 2.5, "closeAt": 3000.0},
 			MaxTime: 10_000, MaxSteps: 300_000, Property: sim.NoDeadlockName},
 		{ID: PresetChurn, Title: "Clients come and go under a steady poller and binlog",
-			Story: "Four clients subscribe and leave under a 1 s poller with a 10 ms query and a steady binlog. The deadlock " +
+			Story: "Four clients subscribe and leave under a 1 s poller with a 10 ms query and a binlog of 10 rows a second. The deadlock " +
 				"needs the receiver count to touch zero while the poller or a callback holds streamMu: the window is rare, " +
 				"which is why the bug surfaced only in production, as a hang of PlannedReparentShard.",
 			Params: map[string]any{"clients": int64(4), "cycles": int64(6), "thinkTime": 800.0, "pollerInterval": 1000.0,
-				"readPendingCost": 10.0, "readPendingCostFixed": 2.0, "rowEventRate": 20.0, "closeAt": 15_000.0},
-			MaxTime: 25_000, MaxSteps: 300_000, Property: sim.NoDeadlockName},
+				"readPendingCost": 10.0, "readPendingCostFixed": 2.0, "rowEventRate": 10.0, "closeAt": 12_000.0},
+			MaxTime: 20_000, MaxSteps: 300_000, Property: sim.NoDeadlockName},
 		{ID: PresetLockLevel, Title: "Untimed interleavings (C clients x ITER cycles)",
 			Story: "Every step costs zero and the scheduler alone orders them: C clients each Subscribe and unsubscribe ITER " +
 				"times, the poller ticks ITER times, the binlog produces ITER row events, and Close runs once. runSend and the " +

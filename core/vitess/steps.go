@@ -130,7 +130,9 @@ func (m *Manager) stepClient(w *sim.World, p *sim.Proc, i int) sim.Action {
 		// Remove the receiver (a no-op after Close), rescanReceivers(-1):
 		// removing a receiver never makes one ready, so no Broadcast.
 		m.subscribed[i] = false
-		m.rescan(-1)
+		if m.cfg.Delivery {
+			m.rescan(-1)
+		}
 		if m.receivers() > 0 {
 			return m.endCycle(w, p, i, "unsubscribe: mu.Unlock()")
 		}
@@ -157,7 +159,7 @@ func (m *Manager) stepClient(w *sim.World, p *sim.Proc, i int) sim.Action {
 // receiver was ready before.
 func (m *Manager) subscribeAppend(w *sim.World, p *sim.Proc, i int, label string) sim.Action {
 	m.subscribed[i] = true
-	if m.curReceiver == -1 && m.rescan(-1) && m.waiting(w, m.cond) {
+	if m.cfg.Delivery && m.curReceiver == -1 && m.rescan(-1) && m.waiting(w, m.cond) {
 		p.PC = cSubUnlock
 		return sim.Broadcast(m.cond, label+"rescanReceivers: cond.Broadcast()")
 	}
@@ -283,7 +285,9 @@ func (m *Manager) readPending(p *sim.Proc) sim.Action {
 // will add them).
 func (m *Manager) pollerAdd(w *sim.World, p *sim.Proc) sim.Action {
 	rows := min(m.stored+m.cached, cacheSize)
-	m.messagesPending = rows >= cacheSize
+	if m.cfg.Delivery {
+		m.messagesPending = rows >= cacheSize
+	}
 	if m.receivers() == 0 {
 		p.PC = pStreamUnlock
 		return sim.Unlock(m.mu, "runPoller: len(receivers) == 0 (almost never reachable); mu.Unlock()")
@@ -316,11 +320,16 @@ func (m *Manager) stepVStream(w *sim.World, p *sim.Proc) sim.Action {
 			m.eventsLeft--
 		}
 		rows := m.cfg.RowsPerEvent
-		m.stored += rows
+		if m.cfg.Delivery {
+			m.stored += rows
+		}
 		if !m.streaming {
 			return sim.Local("binlog: "+strconv.Itoa(rows)+" row(s) committed; no vstream runs", m.eventGap(w))
 		}
-		m.evRows, m.evPending, m.evCtxDone = rows, rows, false
+		m.evRows, m.evPending, m.evCtxDone = rows, 0, false
+		if m.cfg.Delivery {
+			m.evPending = rows
+		}
 		p.PC = rCheck
 		// runOneVStream's callback: mm.streamMu.Lock(); defer Unlock
 		return sim.Lock(m.stream, "runOneVStream: "+m.streamName(w)+".Lock()")

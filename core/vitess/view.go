@@ -73,6 +73,49 @@ func (m *Manager) actor(w *sim.World, p *sim.Proc) string {
 	return p.Name
 }
 
+// ProcLabel names goroutines in the kernel's deadlock reports by what
+// they run now, so that a cycle reads "unsubscribe(c2) holds mu, waits for
+// streamMu; runPoller holds streamMu, waits for mu".
+func (m *Manager) ProcLabel(w *sim.World, p sim.ProcID) string { return m.actor(w, w.Proc(p)) }
+
+// Explain describes the first lock cycle in the model's words, or the
+// goroutines still blocked, or "" when none is.
+func (m *Manager) Explain(w *sim.World) string {
+	var blocked []string
+	for i := range w.Procs() {
+		p := &w.Procs()[i]
+		if p.Status != sim.Blocked {
+			continue
+		}
+		if c := m.cycle(w, p); c != "" {
+			return c
+		}
+		blocked = append(blocked, m.stuck(w, p))
+	}
+	return strings.Join(blocked, " | ")
+}
+
+// cycle returns the wait-for cycle through p, or "".
+func (m *Manager) cycle(w *sim.World, p *sim.Proc) string {
+	var parts []string
+	q := p
+	for range w.Procs() {
+		if q.Status != sim.Blocked {
+			return ""
+		}
+		mx := w.Mutex(q.BlockedOn)
+		parts = append(parts, m.actor(w, q)+" holds "+m.held(w, q.ID)+", waits for "+mx.Name)
+		if mx.Holder == sim.None {
+			return ""
+		}
+		if mx.Holder == p.ID {
+			return strings.Join(parts, "; ")
+		}
+		q = w.Proc(mx.Holder)
+	}
+	return ""
+}
+
 // function is the upstream function goroutine p is in (for a blocked
 // goroutine: the one whose lock it waits for).
 func (m *Manager) function(w *sim.World, p *sim.Proc) string {
@@ -159,6 +202,20 @@ func (m *Manager) Describe(w *sim.World, ev *sim.Event) string {
 	sm := m.streamName(w)
 	pc := p.PC
 	switch {
+	case m.client(p.ID) >= 0 && pc == cSubCheck:
+		if !m.isOpen {
+			return who + " finds the manager closed and returns"
+		}
+		if m.receivers() == 0 && !m.cfg.Fixed {
+			return who + " is the first receiver: startVStream takes streamMu"
+		}
+		return who + " appends its receiver and releases mu"
+	case m.client(p.ID) >= 0 && pc == cUnsubRemove:
+		i := m.client(p.ID)
+		if n := m.receivers(); (n == 0 || (n == 1 && m.subscribed[i])) && !m.cfg.Fixed {
+			return who + " removes the last receiver: stopVStream takes streamMu"
+		}
+		return who + " removes its receiver and releases mu"
 	case m.client(p.ID) >= 0:
 		return who + " " + [...]string{
 			"takes mu", "checks isOpen; the first receiver starts the vstream", "starts the vstream and releases streamMu",
@@ -195,7 +252,7 @@ func (m *Manager) Describe(w *sim.World, ev *sim.Event) string {
 		}
 		return "pollerTicks' goroutine ends"
 	case p.ID == m.vstream:
-		return [...]string{"a row event commits; the vstream callback takes " + sm, who + " checks ctx",
+		return [...]string{"a row event commits; the vstream callback takes " + sm, who + " checks ctx; Add takes mu",
 			who + " processes the next row", "Add takes mu", "Add puts the row in the cache", "Add releases mu",
 			who + " releases " + sm, "the binlog ends for this manager"}[pc]
 	case p.ID == m.runSend:
@@ -257,6 +314,9 @@ func (m *Manager) View(w *sim.World) sim.View {
 			ws = append(ws, m.actor(w, w.Proc(q)))
 		}
 		locks.Fields = append(locks.Fields, sim.Field{Name: c.Name + " waiters", Value: strings.Join(ws, ", ")})
+	}
+	if e := m.Explain(w); e != "" {
+		locks.Fields = append(locks.Fields, sim.Field{Name: "wait-for", Value: e})
 	}
 	v := sim.View{Groups: []sim.Group{mgr, locks}}
 	for i := range w.Procs() {

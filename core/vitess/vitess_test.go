@@ -1,0 +1,163 @@
+package vitess_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/racetrack-sim/racetrack/core/scenario"
+	"github.com/racetrack-sim/racetrack/core/sim"
+	"github.com/racetrack-sim/racetrack/core/vitess"
+)
+
+var reg = scenario.NewRegistry(vitess.Scenario())
+
+// tally counts the seeds on which each property failed.
+type tally struct {
+	runs      int
+	violated  map[string]int
+	firstMsgs map[string]string
+}
+
+func sweep(t *testing.T, preset, variant string, seeds int) tally {
+	t.Helper()
+	tl := tally{runs: seeds, violated: map[string]int{}, firstMsgs: map[string]string{}}
+	for s := 0; s < seeds; s++ {
+		run, err := reg.Execute(scenario.RunSpec{Scenario: vitess.ID, Preset: preset, Variant: variant, Seed: uint64(s)}, scenario.Options{})
+		if err != nil {
+			t.Fatalf("%s/%s seed %d: %v", preset, variant, s, err)
+		}
+		for _, v := range run.World.Violations() {
+			tl.violated[v.Property]++
+			if _, ok := tl.firstMsgs[v.Property]; !ok {
+				tl.firstMsgs[v.Property] = fmt.Sprintf("seed %d: %s", s, v.Message)
+			}
+		}
+	}
+	return tl
+}
+
+func (tl tally) log(t *testing.T, preset, variant string) {
+	t.Helper()
+	t.Logf("%s/%s over %d seeds: no-deadlock violated on %d (%.1f%%), close-completes on %d, delivery-progress on %d",
+		preset, variant, tl.runs, tl.violated[sim.NoDeadlockName], 100*float64(tl.violated[sim.NoDeadlockName])/float64(tl.runs),
+		tl.violated[vitess.CloseCompletes], tl.violated[vitess.DeliveryProgress])
+}
+
+func seeds(full, short int) int {
+	if testing.Short() {
+		return short
+	}
+	return full
+}
+
+// TestPresetsHangBuggyNotFixed: the two targeted presets deadlock the
+// buggy manager on at least 95% of seeds and Close never returns there;
+// the fixed manager never deadlocks and Close always returns.
+func TestPresetsHangBuggyNotFixed(t *testing.T) {
+	n := seeds(500, 100)
+	for _, preset := range []string{vitess.PresetUnsubscribeVsPoller, vitess.PresetSubscribeVsRowEvent} {
+		bad := sweep(t, preset, "buggy", n)
+		bad.log(t, preset, "buggy")
+		t.Logf("  first: %s", bad.firstMsgs[sim.NoDeadlockName])
+		if d := bad.violated[sim.NoDeadlockName]; d*100 < 95*n {
+			t.Errorf("%s/buggy: deadlocked on %d of %d seeds, want at least 95%%", preset, d, n)
+		}
+		if c := bad.violated[vitess.CloseCompletes]; c*100 < 95*n {
+			t.Errorf("%s/buggy: close-completes failed on %d of %d seeds, want at least 95%%", preset, c, n)
+		}
+		good := sweep(t, preset, "fixed", n)
+		good.log(t, preset, "fixed")
+		for prop, k := range good.violated {
+			t.Errorf("%s/fixed: %s violated on %d seeds (%s)", preset, prop, k, good.firstMsgs[prop])
+		}
+	}
+}
+
+// TestChurnIsRare: under churn the buggy manager deadlocks on some seeds
+// (the window is narrow), the fixed one on none.
+func TestChurnIsRare(t *testing.T) {
+	n := seeds(2000, 200)
+	bad := sweep(t, vitess.PresetChurn, "buggy", n)
+	bad.log(t, vitess.PresetChurn, "buggy")
+	t.Logf("  first: %s", bad.firstMsgs[sim.NoDeadlockName])
+	if bad.violated[sim.NoDeadlockName] == 0 {
+		t.Errorf("churn/buggy: no deadlock in %d seeds", n)
+	}
+	good := sweep(t, vitess.PresetChurn, "fixed", n)
+	good.log(t, vitess.PresetChurn, "fixed")
+	for prop, k := range good.violated {
+		t.Errorf("churn/fixed: %s violated on %d seeds (%s)", prop, k, good.firstMsgs[prop])
+	}
+}
+
+// TestReportsNameTheCycle: the kernel's report names both goroutines and
+// both mutexes; Close's explanation names the upstream functions.
+func TestReportsNameTheCycle(t *testing.T) {
+	run, err := reg.Execute(scenario.RunSpec{Scenario: vitess.ID, Preset: vitess.PresetUnsubscribeVsPoller, Seed: 1}, scenario.Options{Trace: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := map[string]string{}
+	for _, v := range run.World.Violations() {
+		msgs[v.Property] = v.Message
+	}
+	t.Logf("no-deadlock: %s", msgs[sim.NoDeadlockName])
+	t.Logf("close-completes: %s", msgs[vitess.CloseCompletes])
+	for _, want := range []string{"runPoller holds streamMu, waits for mu", "unsubscribe(c1) holds mu, waits for streamMu"} {
+		if !strings.Contains(msgs[sim.NoDeadlockName], want) {
+			t.Errorf("no-deadlock report %q lacks %q", msgs[sim.NoDeadlockName], want)
+		}
+	}
+	for _, want := range []string{"pollerTicks.Stop", "unsubscribe(c1) holds mu, waits for streamMu in unsubscribe → stopVStream", "runPoller holds streamMu"} {
+		if !strings.Contains(msgs[vitess.CloseCompletes], want) {
+			t.Errorf("close-completes explanation %q lacks %q", msgs[vitess.CloseCompletes], want)
+		}
+	}
+	view := fields(run.World)
+	if got := view["locks/mu"]; !strings.HasPrefix(got, "held by unsubscribe(c1)") {
+		t.Errorf("locks/mu = %q, want held by unsubscribe(c1)", got)
+	}
+	if got := view["runPoller/in"]; got != "runPoller" {
+		t.Errorf("runPoller/in = %q", got)
+	}
+	if got := view["c1/in"]; got != "unsubscribe → stopVStream" {
+		t.Errorf("c1/in = %q", got)
+	}
+	if got := view["messageManager/receivers"]; got != "0 []" {
+		t.Errorf("receivers = %q, want 0 (the last receiver left)", got)
+	}
+}
+
+func fields(w *sim.World) map[string]string {
+	out := map[string]string{}
+	for _, g := range w.Model().(sim.Viewer).View(w).Groups {
+		for _, f := range g.Fields {
+			out[g.ID+"/"+f.Name] = f.Value
+		}
+	}
+	return out
+}
+
+// TestFixedDeliversAndCloses: in the fixed variant messages flow to the
+// receivers and every goroutine has returned at the end.
+func TestFixedDeliversAndCloses(t *testing.T) {
+	run, err := reg.Execute(scenario.RunSpec{Scenario: vitess.ID, Preset: vitess.PresetChurn, Variant: "fixed", Seed: 4}, scenario.Options{Trace: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := run.World
+	if w.Stop() != sim.StopQuiescent || len(w.Violations()) != 0 {
+		t.Fatalf("stop %s, violations %v", w.Stop(), w.Violations())
+	}
+	for _, p := range w.Procs() {
+		if p.Status != sim.Done {
+			t.Errorf("%s is %s at the end", p.Name, p.Status)
+		}
+	}
+	view := fields(w)
+	t.Logf("delivered %s messages; isOpen %s", view["messageManager/delivered"], view["messageManager/isOpen"])
+	if view["messageManager/delivered"] == "0" || view["messageManager/isOpen"] != "false" {
+		t.Errorf("delivered %s, isOpen %s", view["messageManager/delivered"], view["messageManager/isOpen"])
+	}
+}
