@@ -781,18 +781,25 @@ func (g *diagram) legend() {
 			kinds[st.Kind] = true
 		}
 	}
-	drawn := map[string]bool{}
-	for _, s := range g.d.Shapes {
-		drawn[s.Class] = true
+	var drawn [len(legendMarks)]bool
+	for i := range g.d.Shapes {
+		if g.d.Shapes[i].Type != Line {
+			continue
+		}
+		for k := range legendMarks {
+			if g.d.Shapes[i].Class == legendMarks[k].class {
+				drawn[k] = true
+			}
+		}
 	}
 	for _, k := range legendKinds {
 		if kinds[k.kind] {
 			item(k.class, Shape{Type: k.shape}, k.text)
 		}
 	}
-	for _, k := range legendMarks {
-		if drawn[k.class] {
-			item(k.class, Shape{Type: Line}, k.text)
+	for k, m := range legendMarks {
+		if drawn[k] {
+			item(m.class, Shape{Type: Line}, m.text)
 		}
 	}
 	used := make([]bool, len(g.tl.Mutexes()))
@@ -834,7 +841,7 @@ var legendKinds = []struct {
 }
 
 // legendMarks are the lines the legend explains, when the diagram has them.
-var legendMarks = []struct{ class, text string }{
+var legendMarks = [...]struct{ class, text string }{
 	{"wait", "waits for a lock"},
 	{"cond-wait", "waits for a signal"},
 	{"msg", "message"},
