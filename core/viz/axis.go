@@ -24,9 +24,13 @@ func niceTicks(lo, hi float64, n int) []float64 {
 }
 
 // coverTicks is niceTicks extended by a step at either end when needed,
-// so that the first tick is <= lo and the last >= hi (a chart's range).
-func coverTicks(lo, hi float64, n int) []float64 {
+// so that the first tick is <= lo and the last >= hi (a chart's range);
+// integral values (counts) get whole-number ticks.
+func coverTicks(lo, hi float64, n int, integral bool) []float64 {
 	t := niceTicks(lo, hi, n)
+	if integral && len(t) > 1 && t[1]-t[0] < 1 {
+		t = niceTicks(lo, hi, max(1, int(hi-lo)))
+	}
 	if len(t) < 2 {
 		return t
 	}

@@ -163,13 +163,16 @@ func valueAt(s timeline.SeriesView, i int) (float64, bool) {
 
 func (g *diagram) chartPanel(p panel, box Box, cur int, cursor bool) {
 	lo, hi := math.Inf(1), math.Inf(-1)
+	integral := true
 	for _, s := range p.series {
 		if v, ok := valueAt(s, g.from); ok {
 			lo, hi = min(lo, v), max(hi, v)
+			integral = integral && v == math.Trunc(v)
 		}
 		for _, pt := range s.Points {
 			if pt.Step > g.from && pt.Step < g.to {
 				lo, hi = min(lo, pt.Value), max(hi, pt.Value)
+				integral = integral && pt.Value == math.Trunc(pt.Value)
 			}
 		}
 	}
@@ -182,7 +185,7 @@ func (g *diagram) chartPanel(p panel, box Box, cur int, cursor bool) {
 	if hi <= lo {
 		hi = lo + 1
 	}
-	ticks := coverTicks(lo, hi, 4)
+	ticks := coverTicks(lo, hi, 4, integral)
 	hi = max(hi, ticks[len(ticks)-1])
 	lo = min(lo, ticks[0])
 	// A 5 px inset keeps lines at the extremes off the frame.
