@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"net"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -191,14 +190,7 @@ func TestRunStreamCutsOffSlowClient(t *testing.T) {
 	run := ts.createRun(t, `{"scenario":"dining-philosophers","seed":1,"params":{"philosophers":12,"meals":60}}`)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	tinyBuffers := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-		conn, err := (&net.Dialer{}).DialContext(ctx, network, addr)
-		if tc, ok := conn.(*net.TCPConn); ok {
-			_ = tc.SetReadBuffer(4096)
-		}
-		return conn, err
-	}}}
-	c := dial(t, ctx, wsURL(ts, "/api/v1/runs/"+run.ID+"/stream?speed=100000"), &websocket.DialOptions{HTTPClient: tinyBuffers})
+	c := dial(t, ctx, wsURL(ts, "/api/v1/runs/"+run.ID+"/stream?speed=100000"), nil)
 	defer c.CloseNow()
 	send(t, ctx, c, `{"op":"play"}`)
 
@@ -210,6 +202,7 @@ func TestRunStreamCutsOffSlowClient(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	waitStreams(t, ts, 0)
+	c.SetReadLimit(-1)
 	var err error
 	for err == nil {
 		_, _, err = c.Read(ctx)
