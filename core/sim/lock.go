@@ -60,7 +60,10 @@ func (w *World) lock(p *Proc, id MutexID, cost Time) {
 	}
 	m.Waiters = append(m.Waiters, p.ID)
 	p.Status, p.BlockedOn = Blocked, id
-	w.cur.kind = StepBlock
+	// The blocked thread has observed the holder's acquisition: a causal
+	// edge, which puts a whole lock cycle in the past of the step that
+	// closes it.
+	w.cur.kind, w.cur.parent = StepBlock, m.lockStep
 	if cycle := w.cycleFrom(p.ID); cycle != "" {
 		w.violateDeadlock(cycle)
 	}

@@ -45,7 +45,7 @@ func Example() {
 	fmt.Printf("buggy and fixed part at step %d: %q vs %q; only buggy violates %v\n", c.Diverge, c.AStep.Label, c.BStep.Label, c.OnlyA)
 	// Output:
 	// no-deadlock violated at step 14 of 15
-	// causal past: [1 10 14]
+	// causal past: [1 2 5 10 14]
 	// changed: phil3.state = blocked on fork4
 	// changed: processes.phil3 = blocked on fork4
 	// changed: mutexes.fork4 = held by phil4; 1 waiting: phil3
