@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
 
 	"github.com/racetrack-sim/racetrack/core/scenario"
@@ -27,6 +28,11 @@ var (
 
 // maxRuns bounds the timelines kept in memory; the oldest is dropped.
 const maxRuns = 24
+
+// snapshotEvery is the timelines' snapshot interval: a seek replays fewer
+// than this many steps, which keeps stepping through a long run in the
+// single-threaded worker quick.
+const snapshotEvery = 256
 
 // Bridge answers the page's calls.
 type Bridge struct {
@@ -138,7 +144,7 @@ func (b *Bridge) run(raw json.RawMessage) (scenario.Summary, error) {
 		b.touch(ns.ID())
 		return tl.Summary(), nil
 	}
-	tl, err := timeline.Record(b.reg, ns, timeline.Options{})
+	tl, err := timeline.Record(b.reg, ns, timeline.Options{SnapshotEvery: snapshotEvery})
 	if err != nil {
 		return scenario.Summary{}, err
 	}
@@ -230,15 +236,12 @@ func alternatives(tl *timeline.Timeline, step int) ([]Alternative, error) {
 		return nil, err
 	}
 	out := make([]Alternative, 0, len(alts))
-	for ci, a := range alts {
+	for _, a := range alts {
 		x := Alternative{Alternative: a, Options: make([]Option, 0, len(a.Options))}
 		for _, o := range a.Options {
 			opt := Option{Option: o}
 			if !o.Picked {
-				spec, err := tl.Fork(step, ci, o.Index)
-				if err != nil {
-					return nil, err
-				}
+				spec := forkSpec(tl, a.Choice, o.Index)
 				opt.Spec = &spec
 			}
 			x.Options = append(x.Options, opt)
@@ -246,6 +249,17 @@ func alternatives(tl *timeline.Timeline, step int) ([]Alternative, error) {
 		out = append(out, x)
 	}
 	return out, nil
+}
+
+// forkSpec is the spec timeline.Fork returns for option at the run's
+// choice-th decision: the same choices up to it, then option, then the
+// seed. It is built here from the alternatives already listed, because
+// Fork lists them again (a replay) for every option.
+func forkSpec(tl *timeline.Timeline, choice, option int) scenario.RunSpec {
+	spec := tl.Spec()
+	spec.Params = maps.Clone(spec.Params)
+	spec.Schedule = append(append(make([]int, 0, choice+1), tl.Schedule()[:choice]...), option)
+	return spec
 }
 
 // Slice is the causal past of a step.

@@ -13,7 +13,7 @@ import (
 const (
 	pxPerStep = 14
 	minWidth  = 1200
-	maxWidth  = 150_000
+	maxWidth  = 100_000
 )
 
 func diagramWidth(steps int) float64 {

@@ -22,7 +22,6 @@ const S = {
   playing: 0,
   search: null,
   compare: null,
-  stateSeq: 0,
 };
 
 // Test and measurement hooks (read by the end-to-end harness).
@@ -30,6 +29,9 @@ const RT = (window.__rt = { ready: false, drawn: 0, firstDraw: 0, errors: [], S 
 
 const PLAY_ICON = '<svg viewBox="0 0 16 16" width="14" height="14" aria-hidden="true"><path d="M4 2v12l10-6z" fill="currentColor"/></svg>';
 const PAUSE_ICON = '<svg viewBox="0 0 16 16" width="14" height="14" aria-hidden="true"><path d="M3 2h4v12H3zM9 2h4v12H9z" fill="currentColor"/></svg>';
+
+// The diagram lays out at most this many steps at once.
+const DIAGRAM_WINDOW = 10000;
 
 let diagram;
 let charts;
@@ -46,6 +48,7 @@ async function boot() {
     },
   });
   charts = new Charts($("#charts"), { onSelect: (step) => seek(step) });
+  RT.diagram = diagram;
   wire();
   const hs = readHash();
   const picked = await pickEngine(hs.engine);
@@ -232,6 +235,7 @@ async function runSpec(spec, opts = {}) {
 }
 
 async function load(summary, opts = {}) {
+  const t0 = performance.now();
   S.run = summary;
   RT.loaded = null;
   S.state = null;
@@ -243,23 +247,29 @@ async function load(summary, opts = {}) {
   const sc = S.scenario;
   $("#runtitle").textContent = `${sc.title} · ${summary.spec.variant} · seed ${summary.spec.seed}${summary.spec.schedule ? " · custom schedule" : ""}`;
   $("#scrub").max = String(Math.max(0, S.total - 1));
+  S.diagramWindow = Math.min(S.total, DIAGRAM_WINDOW);
   const [steps, layout, chartData] = await Promise.all([
     S.engine.steps(summary.id, 0, 10000),
-    S.engine.layout(summary.id, 0, Math.min(S.total, 10000)),
+    S.total ? S.engine.layout(summary.id, 0, S.diagramWindow) : null,
     S.engine.charts(summary.id),
   ]);
+  const t1 = performance.now();
   S.steps = steps.steps || steps;
   diagram.setList(layout);
+  const t2 = performance.now();
   charts.set(chartData, (i) => (S.steps[i] ? S.steps[i].time : null));
+  const t3 = performance.now();
   fetchRestOfSteps(summary.id);
   renderMarks();
   renderProps(null);
   renderForks();
+  RT.phases = { fetch: t1 - t0, diagram: t2 - t1, charts: t3 - t2, panels: performance.now() - t3 };
   let step = opts.step;
   if (step === null || step === undefined) step = summary.violations.length ? summary.violations[0].step : 0;
   await seek(Math.min(Math.max(0, step), Math.max(0, S.total - 1)), { center: true });
   if (opts.slice !== null && opts.slice !== undefined && opts.slice !== "") await showSlice(Number(opts.slice));
   RT.loaded = summary.id;
+  RT.loadMs = performance.now() - t0;
 }
 
 async function fetchRestOfSteps(id) {
@@ -295,17 +305,43 @@ async function seek(step, opts = {}) {
   $("#pos").textContent = `step ${step + 1} / ${S.total}` + (sv ? ` · ${fmtMs(sv.time)}` : "");
   RT.lastSeekSync = performance.now() - t0;
   updateHash();
-  const seq = ++S.stateSeq;
-  try {
-    const st = await S.engine.state(S.run.id, step);
-    if (seq !== S.stateSeq) return;
-    S.state = st;
-    renderState(st);
-    renderProps(st);
-    renderWhatIf(st);
-  } catch (err) {
-    if (seq === S.stateSeq) toast(err.message);
-  }
+  return stateLoop();
+}
+
+// stateLoop fetches the state of the current step; while a request is in
+// flight, later steps only move the target, so holding an arrow key never
+// queues a request per step. It resolves once the shown state is current.
+let stateRunning = null;
+function stateLoop() {
+  if (stateRunning) return stateRunning;
+  stateRunning = (async () => {
+    try {
+      for (;;) {
+        if (!S.run) return;
+        const id = S.run.id;
+        const step = S.step;
+        let st;
+        try {
+          st = await S.engine.state(id, step);
+        } catch (err) {
+          if (S.run && S.run.id === id && S.step === step) {
+            toast(err.message);
+            return;
+          }
+          continue;
+        }
+        if (!S.run || S.run.id !== id || S.step !== step) continue;
+        S.state = st;
+        renderState(st);
+        renderProps(st);
+        renderWhatIf(st);
+        return;
+      }
+    } finally {
+      stateRunning = null;
+    }
+  })();
+  return stateRunning;
 }
 
 function renderState(st) {

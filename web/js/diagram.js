@@ -57,7 +57,8 @@ export class Diagram {
       const sx = this.p.toScreen(x);
       const px = this.p.plotX();
       if (center || sx < px + 20 || sx > this.p.w - 20) {
-        this.p.tx += (px + this.p.w) / 2 - sx;
+        const target = center ? (px + this.p.w) / 2 : sx < px + 20 ? this.p.w - (this.p.w - px) / 4 : px + (this.p.w - px) / 4;
+        this.p.tx += target - sx;
         this.clampPan();
         this.p.invalidate();
       }
@@ -204,30 +205,28 @@ export class Diagram {
 
   ringStep(ctx, step) {
     const p = this.p;
-    for (const s of p.list.shapes) {
-      if (s.s !== step || (s.t !== "circle" && s.t !== "polygon")) continue;
-      let x;
-      let y;
-      if (s.t === "circle") {
-        x = p.toScreen(s.x);
-        y = s.y;
-      } else {
-        x = p.toScreen(s.p[0]);
-        y = s.p[1];
-        let n = 1;
-        for (let i = 2; i < s.p.length; i += 2, n++) {
-          x += p.toScreen(s.p[i]);
-          y += s.p[i + 1];
-        }
-        x /= n;
-        y /= n;
+    const s = p.glyph.get(step);
+    if (!s) return;
+    let x;
+    let y;
+    if (s.t === "circle") {
+      x = p.toScreen(s.x);
+      y = s.y;
+    } else {
+      x = 0;
+      y = 0;
+      const n = s.p.length / 2;
+      for (let i = 0; i < s.p.length; i += 2) {
+        x += p.toScreen(s.p[i]);
+        y += s.p[i + 1];
       }
-      ctx.strokeStyle = "#000";
-      ctx.lineWidth = 2;
-      ctx.beginPath();
-      ctx.arc(x, y + p.ty, 8, 0, 2 * Math.PI);
-      ctx.stroke();
-      return;
+      x /= n;
+      y /= n;
     }
+    ctx.strokeStyle = "#000";
+    ctx.lineWidth = 2;
+    ctx.beginPath();
+    ctx.arc(x, y + p.ty, 8, 0, 2 * Math.PI);
+    ctx.stroke();
   }
 }

@@ -26,12 +26,34 @@ export class Painter {
     this.list = list;
     this.styles = new Map((list && list.styles ? list.styles : []).map((s) => [s.class, s]));
     this.stepX = new Map();
+    this.glyph = new Map(); // step -> its circle or polygon
+    this.buckets = [];
     if (list) {
-      for (const s of list.shapes) {
-        if (s.s >= 0 && !this.stepX.has(s.s) && (s.t === "circle" || s.t === "polygon" || s.t === "rect")) this.stepX.set(s.s, s.t === "polygon" ? s.p[0] : s.t === "rect" ? s.x : s.x);
-      }
+      const px = list.plot.x;
+      list.shapes.forEach((s, i) => {
+        if (s.s >= 0 && !this.stepX.has(s.s) && (s.t === "circle" || s.t === "polygon" || s.t === "rect")) this.stepX.set(s.s, s.t === "polygon" ? s.p[0] : s.x);
+        if (s.s >= 0 && !this.glyph.has(s.s) && (s.t === "circle" || s.t === "polygon")) this.glyph.set(s.s, s);
+        if (gutter(s, px)) return;
+        const [lo, hi] = extent(s);
+        for (let b = Math.max(0, Math.floor(lo / BUCKET)); b <= Math.floor(hi / BUCKET); b++) (this.buckets[b] ||= []).push(i);
+      });
     }
     this.layerOK = false;
+  }
+
+  /** inView lists, in paint order, the plot shapes between two x. */
+  inView(left, right) {
+    const out = [];
+    const seen = new Set();
+    for (let b = Math.max(0, Math.floor(left / BUCKET)); b <= Math.floor(right / BUCKET) && b < this.buckets.length; b++) {
+      for (const i of this.buckets[b] || []) {
+        if (!seen.has(i)) {
+          seen.add(i);
+          out.push(i);
+        }
+      }
+    }
+    return out.sort((a, b) => a - b);
   }
 
   resize() {
@@ -89,16 +111,16 @@ export class Painter {
     ctx.beginPath();
     ctx.rect(px, -1e6, this.w - px, 2e6);
     ctx.clip();
-    this.paintShapes(ctx, (s) => !gutter(s, px) && visible(s, left, right));
+    const shapes = l.shapes;
+    this.paintShapes(ctx, this.inView(left, right).map((i) => shapes[i]));
     ctx.restore();
     ctx.fillStyle = "#fff";
     ctx.fillRect(0, -1e6, px, 2e6);
-    this.paintShapes(ctx, (s) => gutter(s, px));
+    this.paintShapes(ctx, shapes.filter((s) => gutter(s, px)));
     this.layerOK = true;
   }
 
-  paintShapes(ctx, want) {
-    const shapes = this.list.shapes;
+  paintShapes(ctx, shapes) {
     const dim = this.dim;
     let cur = null;
     let alpha = 1;
@@ -112,7 +134,6 @@ export class Painter {
       open = false;
     };
     for (const s of shapes) {
-      if (!want(s)) continue;
       const st = this.styles.get(s.c) || fallback;
       const a = (st.opacity || 1) * (dim && s.s >= 0 && !dim.has(s.s) ? DIM : s.dim ? DIM : 1);
       if (s.t === "text") {
@@ -188,7 +209,11 @@ export class Painter {
     const y = sy - this.ty;
     let best = null;
     let bestD = radius * radius;
-    for (const s of this.list.shapes) {
+    const shapes = this.list.shapes;
+    const x = this.fromScreen(sx);
+    const r = radius / this.kx + 8;
+    for (const i of this.inView(x - r, x + r)) {
+      const s = shapes[i];
       if (s.s < 0 || s.t === "text") continue;
       let d;
       if (s.t === "rect") {
@@ -234,17 +259,29 @@ function gutter(s, px) {
   return s.x < px;
 }
 
-function visible(s, left, right) {
+// BUCKET is the width (display-list px) of the spatial index's buckets.
+const BUCKET = 256;
+
+function extent(s) {
   switch (s.t) {
     case "line":
-      return Math.max(s.x, s.x2) >= left && Math.min(s.x, s.x2) <= right;
+      return [Math.min(s.x, s.x2), Math.max(s.x, s.x2)];
     case "rect":
-      return s.x + s.w >= left && s.x <= right;
+      return [s.x, s.x + s.w];
+    case "circle":
+      return [s.x - s.r, s.x + s.r];
     case "polygon":
-    case "polyline":
-      return s.p[0] >= left - 400 && s.p[0] <= right + 400;
-    default:
-      return s.x >= left && s.x <= right;
+    case "polyline": {
+      let lo = Infinity;
+      let hi = -Infinity;
+      for (let i = 0; i < s.p.length; i += 2) {
+        lo = Math.min(lo, s.p[i]);
+        hi = Math.max(hi, s.p[i]);
+      }
+      return [lo, hi];
+    }
+    default: // text: allow for its width either side of the anchor
+      return [s.x - 8 * (s.text || "").length, s.x + 8 * (s.text || "").length];
   }
 }
 
