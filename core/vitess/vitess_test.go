@@ -161,3 +161,70 @@ func TestFixedDeliversAndCloses(t *testing.T) {
 		t.Errorf("delivered %s, isOpen %s", view["messageManager/delivered"], view["messageManager/isOpen"])
 	}
 }
+
+// TestViewAndDescribeEveryStep renders the view and describes every ready
+// event at every step of runs that visit every goroutine's steps, and
+// checks that the view names the mutex holders.
+func TestViewAndDescribeEveryStep(t *testing.T) {
+	for _, spec := range []scenario.RunSpec{
+		{Scenario: vitess.ID, Preset: vitess.PresetChurn, Variant: "buggy", Seed: 15},
+		{Scenario: vitess.ID, Preset: vitess.PresetChurn, Variant: "fixed", Seed: 15},
+		{Scenario: vitess.ID, Preset: vitess.PresetLockLevel, Variant: "buggy", Seed: 3, Params: map[string]any{"delivery": true}},
+	} {
+		ns, _, w, err := reg.Build(spec, scenario.Options{Trace: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := w.Model().(*vitess.Manager)
+		described := map[string]bool{}
+		for w.StepWithin(ns.Limits()) {
+			for _, e := range w.Ready() {
+				if d := m.Describe(w, &e); d == "" {
+					t.Fatalf("%s/%s: empty description of %s's event at step %d", spec.Preset, spec.Variant, w.ProcName(e.Proc), w.Steps())
+				} else {
+					described[d] = true
+				}
+			}
+			f := fields(w)
+			if holder := w.Mutex(0).Holder; holder != sim.None && !strings.HasPrefix(f["locks/mu"], "held by ") {
+				t.Fatalf("step %d: mu held by %s, view says %q", w.Steps(), w.ProcName(holder), f["locks/mu"])
+			}
+		}
+		w.Finish()
+		if len(described) < 20 {
+			t.Errorf("%s/%s: only %d distinct descriptions", spec.Preset, spec.Variant, len(described))
+		}
+		for _, s := range w.Trace().Series {
+			if len(s) == 0 {
+				t.Errorf("%s/%s: a series has no points", spec.Preset, spec.Variant)
+			}
+		}
+	}
+}
+
+func BenchmarkChurnRun(b *testing.B) {
+	steps, seed := 0, uint64(0)
+	for b.Loop() {
+		seed++
+		run, err := reg.Execute(scenario.RunSpec{Scenario: vitess.ID, Preset: vitess.PresetChurn, Variant: "fixed", Seed: seed}, scenario.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		steps += run.World.Steps()
+	}
+	b.ReportMetric(float64(steps)/b.Elapsed().Seconds(), "steps/s")
+}
+
+func BenchmarkLockLevelRun(b *testing.B) {
+	steps, seed := 0, uint64(0)
+	for b.Loop() {
+		seed++
+		run, err := reg.Execute(scenario.RunSpec{Scenario: vitess.ID, Preset: vitess.PresetLockLevel, Variant: "fixed", Seed: seed,
+			Params: map[string]any{"clients": 3, "iterations": 2}}, scenario.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		steps += run.World.Steps()
+	}
+	b.ReportMetric(float64(steps)/b.Elapsed().Seconds(), "steps/s")
+}
