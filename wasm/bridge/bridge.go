@@ -74,7 +74,7 @@ func (b *Bridge) Call(method string, args []byte) (any, error) {
 	case "layout":
 		return withRun(b, args, func(tl *timeline.Timeline, a runArgs) (any, error) { return layout(tl, a.From, a.To) })
 	case "charts":
-		return withRun(b, args, func(tl *timeline.Timeline, _ runArgs) (any, error) { return charts(tl) })
+		return withRun(b, args, func(tl *timeline.Timeline, a runArgs) (any, error) { return charts(tl, a.Width) })
 	case "export":
 		return withRun(b, args, func(tl *timeline.Timeline, a runArgs) (any, error) { return exportRun(tl, a.Format) })
 	case "compare":
@@ -106,6 +106,8 @@ type runArgs struct {
 	To     int    `json:"to"`
 	Limit  int    `json:"limit"`
 	Format string `json:"format"`
+	// Width is the pixel width the page will paint at (charts).
+	Width float64 `json:"width"`
 }
 
 func withRun(b *Bridge, args []byte, f func(*timeline.Timeline, runArgs) (any, error)) (any, error) {

@@ -14,6 +14,9 @@ const (
 	pxPerStep = 14
 	minWidth  = 1200
 	maxWidth  = 100_000
+
+	minChartWidth = 320
+	maxChartWidth = 4000
 )
 
 func diagramWidth(steps int) float64 {
@@ -27,13 +30,14 @@ func layout(tl *timeline.Timeline, from, to int) (*viz.Display, error) {
 	return viz.Layout(tl, viz.Options{From: from, To: to, Width: diagramWidth(to - from)})
 }
 
-// charts draws every series of the whole run; the page draws its own
-// cursor, so the display list has none.
-func charts(tl *timeline.Timeline) (*viz.Display, error) {
+// charts draws every series of the whole run at the width the page paints
+// it (0: viz's default); the page draws its own cursor.
+func charts(tl *timeline.Timeline, width float64) (*viz.Display, error) {
 	if tl.Len() == 0 || len(tl.Series()) == 0 {
 		return &viz.Display{Kind: "charts", Styles: []viz.Style{}, Shapes: []viz.Shape{}}, nil
 	}
-	return viz.Charts(tl, viz.ChartOptions{Cursor: -1, Width: minWidth})
+	width = min(max(width, minChartWidth), maxChartWidth)
+	return viz.Charts(tl, viz.ChartOptions{Cursor: -1, Width: width})
 }
 
 // exportRun writes the run in one of the page's export formats.

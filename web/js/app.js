@@ -251,11 +251,11 @@ async function load(summary, opts = {}) {
   const [steps, layout, chartData] = await Promise.all([
     S.engine.steps(summary.id, 0, 10000),
     S.total ? S.engine.layout(summary.id, 0, S.diagramWindow) : null,
-    S.engine.charts(summary.id),
+    S.engine.charts(summary.id, $("#diagramwrap").clientWidth),
   ]);
   const t1 = performance.now();
   S.steps = steps.steps || steps;
-  diagram.setList(layout);
+  renderLegend(diagram.setList(layout));
   const t2 = performance.now();
   charts.set(chartData, (i) => (S.steps[i] ? S.steps[i].time : null));
   const t3 = performance.now();
@@ -279,6 +279,17 @@ async function fetchRestOfSteps(id) {
     if (!list.length || !S.run || S.run.id !== id) return;
     S.steps.push(...list);
   }
+}
+
+function renderLegend(items) {
+  clear($("#legend"), items.map((it) => {
+    const st = it.style;
+    const color = st.stroke || st.fill || "#5d6677";
+    const css = [`--c:${color}`];
+    if (it.type === "line" && st.dash) css.push("--dash:dashed");
+    if (st.fill && st.stroke && it.type !== "line") css.push(`--f:${st.fill}`);
+    return h("span", { class: "sw-" + it.type, style: css.join(";") }, it.text);
+  }));
 }
 
 function renderMarks() {

@@ -35,7 +35,7 @@ export class Charts {
     if (!l) return;
     this.p.kx = 1;
     this.p.tx = 0;
-    const avail = this.p.w - l.plot.x - 8;
+    const avail = this.p.w - this.p.plotX() - 8;
     const used = l.width - l.plot.x;
     if (used > 0 && avail > 0) this.p.kx = avail / used;
     this.p.invalidate();

@@ -29,10 +29,29 @@ export class Diagram {
     canvas.addEventListener("pointerleave", () => this.onHover(null));
   }
 
+  /**
+   * setList paints a diagram. Its legend (each "legend" text after its
+   * marker) is returned as items for an HTML legend, which wraps to the
+   * page's width, instead of being painted on the scrolling canvas.
+   */
   setList(list) {
+    const legend = [];
+    if (list) {
+      const drop = new Set();
+      const styles = new Map(list.styles.map((st) => [st.class, st]));
+      list.shapes.forEach((s, i) => {
+        if (s.t === "text" && s.c === "legend" && i > 0) {
+          const m = list.shapes[i - 1];
+          legend.push({ text: s.text, type: m.t, style: styles.get(m.c) || {} });
+          drop.add(i).add(i - 1);
+        }
+      });
+      list = { ...list, shapes: list.shapes.filter((_, i) => !drop.has(i)) };
+    }
     this.p.setList(list);
     this.p.resize();
     this.fit();
+    return legend;
   }
 
   setSlice(set) {
@@ -72,7 +91,7 @@ export class Diagram {
     this.p.tx = 0;
     this.p.ty = 0;
     if (l) {
-      const avail = this.p.w - l.plot.x - 8;
+      const avail = this.p.w - this.p.plotX() - 8;
       const used = l.width - l.plot.x;
       // Show the whole run, but never squeeze steps below a readable
       // density: long runs scroll instead.
@@ -93,13 +112,14 @@ export class Diagram {
     const l = this.p.list;
     if (!l) return;
     const px = l.plot.x;
+    const spx = this.p.plotX();
     if (sx === undefined) {
       const cx = this.cursor >= 0 ? this.stepX(this.cursor) : null;
-      sx = cx !== null && cx !== undefined ? this.p.toScreen(cx) : (px + this.p.w) / 2;
+      sx = cx !== null && cx !== undefined ? this.p.toScreen(cx) : (spx + this.p.w) / 2;
     }
     const x = this.p.fromScreen(sx);
     this.p.kx = Math.min(40, Math.max(0.005, this.p.kx * f));
-    this.p.tx = sx - px - (x - px) * this.p.kx;
+    this.p.tx = sx - spx - (x - px) * this.p.kx;
     this.clampPan();
     this.p.invalidate();
     this.draw();
@@ -110,7 +130,7 @@ export class Diagram {
     if (!l) return;
     const px = l.plot.x;
     const contentW = (l.width - px) * this.p.kx;
-    const view = this.p.w - px;
+    const view = this.p.w - this.p.plotX();
     const minTx = Math.min(0, view - contentW - 16);
     this.p.tx = Math.min(16, Math.max(minTx, this.p.tx));
     const minTy = Math.min(0, this.p.h - l.height - 8);

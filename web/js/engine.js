@@ -5,7 +5,7 @@
 //   steps(id, from, limit)              recorded steps
 //   state(id, step)                     state view, verdicts and alternatives at a step
 //   layout(id, from, to)                the diagram's display list for a window of steps
-//   charts(id)                          the series for the charts
+//   charts(id, width)                   the charts of the run's series
 //   slice(id, step)                     the causal slice (happens-before past) of a step
 //   compare(a, b)                       first divergence and verdicts of two runs
 //   search(req, onProgress)             {promise, cancel}: find a counterexample
@@ -75,7 +75,7 @@ export class WasmEngine {
   async steps(id, from, limit) { return this.call("steps", { id, from, limit }).promise; }
   async state(id, step) { return this.call("state", { id, step }).promise; }
   async layout(id, from, to) { return this.call("layout", { id, from, to }).promise; }
-  async charts(id) { return this.call("charts", { id }).promise; }
+  async charts(id, width) { return this.call("charts", { id, width }).promise; }
   async slice(id, step) { return this.call("slice", { id, step }).promise; }
   async alternatives(id, step) { return this.call("alternatives", { id, step }).promise; }
   async compare(a, b) { return this.call("compare", { a, b }).promise; }
@@ -148,9 +148,9 @@ export class ServerEngine {
     const lid = await this.localID(id);
     return this.local.layout(lid, from, to);
   }
-  async charts(id) {
+  async charts(id, width) {
     const lid = await this.localID(id);
-    return this.local.charts(lid);
+    return this.local.charts(lid, width);
   }
   async slice(id, step) {
     const lid = await this.localID(id);

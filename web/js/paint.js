@@ -73,17 +73,32 @@ export class Painter {
     return true;
   }
 
-  plotX() { return this.list ? this.list.plot.x : 0; }
+  /** layoutPX is the plot's left edge in display-list pixels. */
+  layoutPX() { return this.list ? this.list.plot.x : 0; }
+
+  /**
+   * gutterShift moves the lane labels left on a narrow canvas (a phone),
+   * so the plot keeps most of the width; the labels' right ends, which
+   * name the lanes, stay visible.
+   */
+  gutterShift() {
+    const px = this.layoutPX();
+    return Math.max(0, px - Math.max(96, 0.3 * this.w));
+  }
+
+  /** plotX is the plot's left edge on screen (css px). */
+  plotX() { return this.layoutPX() - this.gutterShift(); }
 
   /** toScreen maps a display-list x to a css pixel x. */
   toScreen(x) {
-    const px = this.plotX();
-    return x < px ? x : px + (x - px) * this.kx + this.tx;
+    const px = this.layoutPX();
+    const g = this.gutterShift();
+    return x < px ? x - g : px - g + (x - px) * this.kx + this.tx;
   }
 
   fromScreen(sx) {
-    const px = this.plotX();
-    return px + (sx - px - this.tx) / this.kx;
+    const px = this.layoutPX();
+    return px + (sx - this.plotX() - this.tx) / this.kx;
   }
 
   /** domainX maps a domain value (step or ms) to a display-list x. */
@@ -104,19 +119,21 @@ export class Painter {
     if (!l) return;
     ctx.setTransform(this.dpr, 0, 0, this.dpr, 0, this.dpr * this.ty);
     const px = l.plot.x;
-    const left = this.fromScreen(px) - 50;
+    const spx = this.plotX();
+    const left = this.fromScreen(spx) - 50;
     const right = this.fromScreen(this.w) + 50;
     // Plot shapes, clipped to the plot area; then the fixed gutter.
     ctx.save();
     ctx.beginPath();
-    ctx.rect(px, -1e6, this.w - px, 2e6);
+    ctx.rect(spx, -1e6, this.w - spx, 2e6);
     ctx.clip();
     const shapes = l.shapes;
     this.paintShapes(ctx, this.inView(left, right).map((i) => shapes[i]));
     ctx.restore();
     ctx.fillStyle = "#fff";
-    ctx.fillRect(0, -1e6, px, 2e6);
-    this.paintShapes(ctx, shapes.filter((s) => gutter(s, px)));
+    ctx.fillRect(0, -1e6, spx, 2e6);
+    const g = this.gutterShift();
+    this.paintShapes(ctx, shapes.filter((s) => gutter(s, px) && (!g || s.t !== "text" || s.x - g > 0)));
     this.layerOK = true;
   }
 
@@ -177,7 +194,7 @@ export class Painter {
     switch (s.t) {
       case "rect": {
         const x = this.toScreen(s.x);
-        const w = Math.max(1, s.w * (s.x < this.plotX() ? 1 : this.kx));
+        const w = Math.max(1, s.w * (s.x < this.layoutPX() ? 1 : this.kx));
         ctx.moveTo(x, s.y);
         ctx.rect(x, s.y, w, s.h);
         break;
