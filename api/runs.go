@@ -151,19 +151,24 @@ func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
 // snapshotBytes is a rough cost of one world snapshot of a timeline.
 const snapshotBytes = 16 << 10
 
-// timelineSize estimates the memory a timeline holds: its trace and its
-// snapshots (one every DefaultSnapshotEvery steps).
+// traceChunk is how many steps (and messages) the kernel's trace
+// allocates at a time: a run of 10 steps holds a whole chunk.
+const traceChunk = 4096
+
+// timelineSize estimates the memory a timeline holds: its trace, counted
+// in the chunks the kernel allocates, and its snapshots (one every
+// DefaultSnapshotEvery steps).
 func timelineSize(tl *timeline.Timeline) int64 {
 	const base = 64 << 10
 	t := tl.Trace()
-	n := int64(t.Len())
-	size := n*(32+4*int64(t.Width)) + int64(t.NumMessages())*48 + int64(len(t.Choices))*32
+	chunks := func(n int) int64 { return int64((n + traceChunk - 1) / traceChunk * traceChunk) }
+	size := chunks(t.Len())*(32+4*int64(t.Width)) + chunks(t.NumMessages())*48 + int64(cap(t.Choices))*32
 	for _, s := range t.Series {
-		size += int64(len(s)) * 24
+		size += int64(cap(s)) * 24
 	}
 	for _, l := range t.Labels {
 		size += int64(len(l)) + 32
 	}
-	snaps := n/timeline.DefaultSnapshotEvery + 1
+	snaps := int64(t.Len()/timeline.DefaultSnapshotEvery + 1)
 	return base + size + snaps*snapshotBytes
 }

@@ -30,7 +30,7 @@ type Config struct {
 	MaxBodyBytes  int64 // default 1 MiB
 	MaxRunSteps   int   // default 1,000,000: the step budget a run may ask for
 	RunSlots      int   // concurrent run executions, default 2*GOMAXPROCS
-	TimelineBytes int64 // memory for cached timelines, default 512 MiB
+	TimelineBytes int64 // memory for cached timelines, default 256 MiB
 
 	SearchWorkers    int     // default GOMAXPROCS
 	SearchQueue      int     // queued jobs before 429, default 64
@@ -58,7 +58,7 @@ func (c *Config) defaults() {
 		c.RunSlots = 2 * runtime.GOMAXPROCS(0)
 	}
 	if c.TimelineBytes <= 0 {
-		c.TimelineBytes = 512 << 20
+		c.TimelineBytes = 256 << 20
 	}
 	if c.SearchWorkers <= 0 {
 		c.SearchWorkers = runtime.GOMAXPROCS(0)

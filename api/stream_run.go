@@ -78,6 +78,7 @@ type streamHello struct {
 // holds, and the play clock.
 type player struct {
 	rec     *recording
+	world   *cursor
 	cur     int
 	fields  map[[2]string]string
 	playing bool
@@ -137,7 +138,7 @@ func (s *Server) runStream(w http.ResponseWriter, r *http.Request) {
 		readCommands(ctx, c, cmds, cancel)
 	}()
 
-	p := &player{rec: rec, cur: start, fields: map[[2]string]string{}, speed: speed}
+	p := &player{rec: rec, world: newCursor(rec.tl), cur: start, fields: map[[2]string]string{}, speed: speed}
 	cancel(s.play(ctx, p, out, cmds))
 	<-writerDone
 	s.closeStream(c, "run", streamCause(ctx, writeErr))
@@ -178,8 +179,18 @@ func (s *Server) play(ctx context.Context, p *player, out *outbox, cmds <-chan [
 	if err := s.emit(p, out, p.cur); err != nil {
 		return err
 	}
-	tick := time.NewTicker(s.cfg.FrameInterval)
+	// The frame clock runs only while playing, and no faster than one
+	// frame per step: a paused stream costs nothing.
+	tick := time.NewTicker(time.Hour)
+	tick.Stop()
 	defer tick.Stop()
+	clock := func() {
+		if p.playing {
+			tick.Reset(max(s.cfg.FrameInterval, time.Duration(float64(time.Second)/p.speed)))
+		} else {
+			tick.Stop()
+		}
+	}
 	last := time.Now()
 	for {
 		select {
@@ -197,11 +208,8 @@ func (s *Server) play(ctx context.Context, p *player, out *outbox, cmds <-chan [
 			if err := s.emit(p, out, target); err != nil {
 				return err
 			}
+			clock()
 		case now := <-tick.C:
-			if !p.playing {
-				last = now
-				continue
-			}
 			p.carry += now.Sub(last).Seconds() * p.speed
 			last = now
 			adv := int(p.carry)
@@ -211,6 +219,9 @@ func (s *Server) play(ctx context.Context, p *player, out *outbox, cmds <-chan [
 			p.carry -= float64(adv)
 			if err := s.emit(p, out, p.cur+adv); err != nil {
 				return err
+			}
+			if !p.playing {
+				clock()
 			}
 		}
 	}
@@ -283,13 +294,12 @@ func (s *Server) emit(p *player, out *outbox, target int) error {
 // frame builds the frame for moving the cursor to target.
 func (p *player) frame(target int) (*Frame, error) {
 	tl := p.rec.tl
-	sv, err := tl.StateAt(target)
-	if err != nil {
+	if err := p.world.moveTo(target); err != nil {
 		return nil, err
 	}
-	f := &Frame{Type: "frame", Step: target, Time: sv.Time, Playing: p.playing, Speed: p.speed,
+	f := &Frame{Type: "frame", Step: target, Time: tl.Trace().Step(target).Time.Millis(), Playing: p.playing, Speed: p.speed,
 		End: target == tl.Len()-1, Full: !p.started, Changed: []ChangedField{}, Edges: []Edge{}, Made: time.Now().UnixNano()}
-	for _, g := range sv.Groups {
+	for _, g := range p.world.view() {
 		for _, fd := range g.Fields {
 			k := [2]string{g.ID, fd.Name}
 			if old, ok := p.fields[k]; ok && old == fd.Value && p.started {

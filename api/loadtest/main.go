@@ -1,0 +1,484 @@
+// Command loadtest drives a Racetrack server on this machine with N
+// concurrent WebSocket run streams plus REST traffic, and reports errors,
+// frame latency (p50, p99: from the server making a frame to the client
+// decoding it) and peak memory.
+//
+//	go run ./api/loadtest -streams 500 -duration 30s
+//
+// Without -addr it starts the server in this process on 127.0.0.1 with a
+// temporary store, so client and server share the machine as they would
+// in production on one box. With -addr it targets a running server, which
+// must be on the loopback interface. Everything is bounded: at most 5000
+// streams and 5 minutes, and every loop stops at the deadline.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"regexp"
+	"runtime"
+	"runtime/pprof"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/racetrack-sim/racetrack/api"
+	"github.com/racetrack-sim/racetrack/core/catalog"
+)
+
+type options struct {
+	addr     string
+	streams  int
+	duration time.Duration
+	rest     int
+	speed    int
+	runs     int
+	ramp     time.Duration
+	profile  string
+	heap     string
+}
+
+func main() {
+	var o options
+	flag.StringVar(&o.addr, "addr", "", "server to load (loopback only); empty: start one in this process")
+	flag.IntVar(&o.streams, "streams", 500, "concurrent run streams (at most 5000)")
+	flag.DurationVar(&o.duration, "duration", 30*time.Second, "how long to hold the load (at most 5m)")
+	flag.IntVar(&o.rest, "rest", 8, "concurrent REST clients")
+	flag.IntVar(&o.speed, "speed", 20, "play speed of each stream, steps per second")
+	flag.IntVar(&o.runs, "runs", 16, "distinct runs the streams play")
+	flag.DurationVar(&o.ramp, "ramp", 3*time.Second, "time over which the streams connect")
+	flag.StringVar(&o.profile, "cpuprofile", "", "write a CPU profile of this process (client and in-process server) to this file")
+	flag.StringVar(&o.heap, "memprofile", "", "write a heap profile at the end of the load to this file")
+	flag.Parse()
+	if err := run(o); err != nil {
+		fmt.Fprintln(os.Stderr, "loadtest:", err)
+		os.Exit(1)
+	}
+}
+
+func run(o options) error {
+	if o.streams < 0 || o.streams > 5000 || o.duration <= 0 || o.duration > 5*time.Minute || o.rest < 0 || o.rest > 256 || o.runs < 1 {
+		return errors.New("bounds: 0 <= streams <= 5000, 0 < duration <= 5m, 0 <= rest <= 256, runs >= 1")
+	}
+	base, stop, err := target(o.addr)
+	if err != nil {
+		return err
+	}
+	defer stop()
+
+	if o.profile != "" {
+		f, err := os.Create(o.profile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	mem := startMemorySampler(base, o.addr == "")
+	ids, err := createRuns(base, o.runs)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("load: %d streams at %d steps/s, %d REST clients, %s, against %s (GOMAXPROCS=%d)\n",
+		o.streams, o.speed, o.rest, o.duration, base, runtime.GOMAXPROCS(0))
+
+	ctx, cancel := context.WithTimeout(context.Background(), o.duration+o.ramp)
+	defer cancel()
+	st := &stats{}
+	var wg sync.WaitGroup
+	for i := range o.streams {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			delay := time.Duration(int64(o.ramp) * int64(i) / int64(max(o.streams, 1)))
+			select {
+			case <-time.After(delay):
+			case <-ctx.Done():
+				return
+			}
+			stream(ctx, base, ids[i%len(ids)], o.speed, st)
+		}()
+	}
+	for range o.rest {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			restClient(ctx, base, ids, st)
+		}()
+	}
+	if o.heap != "" {
+		<-ctx.Done()
+		if err := writeHeapProfile(o.heap); err != nil {
+			return err
+		}
+	}
+	wg.Wait()
+	report(st, mem.stop())
+	if st.errors.Load() > 0 {
+		return fmt.Errorf("%d errors", st.errors.Load())
+	}
+	return nil
+}
+
+// target returns the base URL to load, starting an in-process server when
+// addr is empty. A given addr must be on the loopback interface.
+func target(addr string) (string, func(), error) {
+	if addr != "" {
+		host, _, err := net.SplitHostPort(strings.TrimPrefix(strings.TrimPrefix(addr, "http://"), "https://"))
+		if err != nil {
+			return "", nil, err
+		}
+		ips, err := net.LookupIP(host)
+		if err != nil || len(ips) == 0 {
+			return "", nil, fmt.Errorf("resolve %s: %v", host, err)
+		}
+		for _, ip := range ips {
+			if !ip.IsLoopback() {
+				return "", nil, fmt.Errorf("%s is not a loopback address; this tool only loads servers on this machine", addr)
+			}
+		}
+		return "http://" + strings.TrimPrefix(addr, "http://"), func() {}, nil
+	}
+	dir, err := os.MkdirTemp("", "racetrack-load-")
+	if err != nil {
+		return "", nil, err
+	}
+	store, err := api.OpenStore(dir + "/load.db")
+	if err != nil {
+		return "", nil, err
+	}
+	srv, err := api.New(api.Config{Registry: catalog.New(), Store: store, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return "", nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = hs.Serve(ln) }()
+	return "http://" + ln.Addr().String(), func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+		_ = hs.Shutdown(ctx)
+		_ = store.Close()
+		_ = os.RemoveAll(dir)
+	}, nil
+}
+
+var client = &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+
+// createRuns makes the runs the streams play: long philosopher tables.
+func createRuns(base string, n int) ([]string, error) {
+	var ids []string
+	for seed := 1; seed <= n; seed++ {
+		body := fmt.Sprintf(`{"scenario":"dining-philosophers","seed":%d,"params":{"philosophers":12,"meals":100}}`, seed)
+		var sum struct{ ID string }
+		if err := postJSON(base+"/api/v1/runs", body, http.StatusCreated, &sum); err != nil {
+			return nil, err
+		}
+		ids = append(ids, sum.ID)
+	}
+	return ids, nil
+}
+
+func postJSON(url, body string, want int, out any) error {
+	res, err := client.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		return err
+	}
+	if res.StatusCode != want {
+		return fmt.Errorf("POST %s: %d %s", url, res.StatusCode, b)
+	}
+	if out != nil {
+		return json.Unmarshal(b, out)
+	}
+	return nil
+}
+
+type stats struct {
+	errors    atomic.Int64
+	frames    atomic.Int64
+	coalesced atomic.Int64
+	restOK    atomic.Int64
+	streamsUp atomic.Int64
+
+	mu       sync.Mutex
+	frameLat []time.Duration
+	restLat  []time.Duration
+	samples  []string
+}
+
+func (s *stats) fail(format string, args ...any) {
+	if s.errors.Add(1) <= 5 {
+		s.mu.Lock()
+		s.samples = append(s.samples, fmt.Sprintf(format, args...))
+		s.mu.Unlock()
+	}
+}
+
+func (s *stats) addFrames(lat []time.Duration) {
+	s.mu.Lock()
+	s.frameLat = append(s.frameLat, lat...)
+	s.mu.Unlock()
+}
+
+type frame struct {
+	Type      string `json:"type"`
+	Step      int    `json:"step"`
+	End       bool   `json:"end"`
+	Made      int64  `json:"made"`
+	Coalesced int    `json:"coalesced"`
+	Length    int    `json:"length"`
+	Detail    string `json:"detail"`
+}
+
+// stream plays one run until ctx ends, seeking now and then.
+func stream(ctx context.Context, base, id string, speed int, st *stats) {
+	url := "ws" + strings.TrimPrefix(base, "http") + "/api/v1/runs/" + id + "/stream?speed=" + strconv.Itoa(speed)
+	c, res, err := websocket.Dial(ctx, url, nil)
+	if res != nil && res.Body != nil {
+		res.Body.Close()
+	}
+	if err != nil {
+		if ctx.Err() == nil {
+			st.fail("dial: %v", err)
+		}
+		return
+	}
+	defer c.CloseNow()
+	c.SetReadLimit(1 << 20)
+	st.streamsUp.Add(1)
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
+	length := 0
+	lat := make([]time.Duration, 0, 1024)
+	defer func() { st.addFrames(lat) }()
+	if err := c.Write(ctx, websocket.MessageText, []byte(`{"op":"play"}`)); err != nil {
+		st.fail("write: %v", err)
+		return
+	}
+	nextSeek := time.Now().Add(time.Duration(2000+rng.IntN(2000)) * time.Millisecond)
+	for {
+		_, b, err := c.Read(ctx)
+		if err != nil {
+			if ctx.Err() == nil {
+				st.fail("read: %v", err)
+			}
+			return
+		}
+		now := time.Now()
+		var f frame
+		if err := json.Unmarshal(b, &f); err != nil {
+			st.fail("decode: %v", err)
+			return
+		}
+		switch f.Type {
+		case "hello":
+			length = f.Length
+		case "frame":
+			lat = append(lat, now.Sub(time.Unix(0, f.Made)))
+			st.frames.Add(1)
+			st.coalesced.Add(int64(f.Coalesced))
+		default:
+			st.fail("stream message %s: %s", f.Type, f.Detail)
+		}
+		if now.After(nextSeek) || f.End {
+			nextSeek = now.Add(time.Duration(2000+rng.IntN(2000)) * time.Millisecond)
+			cmd := fmt.Sprintf(`{"op":"seek","step":%d}`, rng.IntN(max(length, 1)))
+			for _, m := range []string{cmd, `{"op":"play"}`} {
+				if err := c.Write(ctx, websocket.MessageText, []byte(m)); err != nil {
+					if ctx.Err() == nil {
+						st.fail("write: %v", err)
+					}
+					return
+				}
+			}
+		}
+	}
+}
+
+// restClient mixes the REST routes a page uses, with a pause between
+// requests, until ctx ends.
+func restClient(ctx context.Context, base string, ids []string, st *stats) {
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 11))
+	var lat []time.Duration
+	defer func() {
+		st.mu.Lock()
+		st.restLat = append(st.restLat, lat...)
+		st.mu.Unlock()
+	}()
+	for ctx.Err() == nil {
+		id := ids[rng.IntN(len(ids))]
+		var method, path, body string
+		want := http.StatusOK
+		switch rng.IntN(6) {
+		case 0:
+			method, path = "GET", "/api/v1/runs/"+id
+		case 1:
+			method, path = "GET", fmt.Sprintf("/api/v1/runs/%s/steps?from=%d&limit=50", id, rng.IntN(5000))
+		case 2:
+			method, path = "GET", fmt.Sprintf("/api/v1/runs/%s/state?step=%d", id, rng.IntN(5000))
+		case 3:
+			method, path = "GET", "/api/v1/scenarios"
+		case 4:
+			method, path, want = "POST", "/api/v1/runs", http.StatusCreated
+			body = fmt.Sprintf(`{"scenario":"dining-philosophers","seed":%d}`, rng.IntN(1_000_000))
+		default:
+			method, path = "GET", "/healthz"
+		}
+		t0 := time.Now()
+		req, err := http.NewRequestWithContext(ctx, method, base+path, bytes.NewReader([]byte(body)))
+		if err != nil {
+			st.fail("request: %v", err)
+			return
+		}
+		if body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		res, err := client.Do(req)
+		if err != nil {
+			if ctx.Err() == nil {
+				st.fail("%s %s: %v", method, path, err)
+			}
+			return
+		}
+		_, _ = io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if res.StatusCode != want {
+			st.fail("%s %s: status %d", method, path, res.StatusCode)
+		} else {
+			st.restOK.Add(1)
+			lat = append(lat, time.Since(t0))
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Duration(5+rng.IntN(10)) * time.Millisecond):
+		}
+	}
+}
+
+// memorySampler tracks peak memory: of this process (in-process server)
+// or of the target server as its /metrics reports it.
+type memorySampler struct {
+	done     chan struct{}
+	finished chan struct{}
+	peakHeap uint64
+	peakRSS  uint64
+	remote   bool
+}
+
+var rssMetric = regexp.MustCompile(`(?m)^process_resident_memory_bytes (\S+)$`)
+
+func startMemorySampler(base string, local bool) *memorySampler {
+	m := &memorySampler{done: make(chan struct{}), finished: make(chan struct{}), remote: !local}
+	go func() {
+		defer close(m.finished)
+		t := time.NewTicker(250 * time.Millisecond)
+		defer t.Stop()
+		for {
+			if local {
+				var ms runtime.MemStats
+				runtime.ReadMemStats(&ms)
+				m.peakHeap = max(m.peakHeap, ms.HeapAlloc)
+			} else if res, err := client.Get(base + "/metrics"); err == nil {
+				b, _ := io.ReadAll(res.Body)
+				res.Body.Close()
+				if sm := rssMetric.FindSubmatch(b); sm != nil {
+					v, _ := strconv.ParseFloat(string(sm[1]), 64)
+					m.peakRSS = max(m.peakRSS, uint64(v))
+				}
+			}
+			select {
+			case <-m.done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return m
+}
+
+func (m *memorySampler) stop() *memorySampler {
+	close(m.done)
+	<-m.finished
+	if !m.remote {
+		m.peakRSS = vmHWM()
+	}
+	return m
+}
+
+// vmHWM is this process's peak resident set size.
+func vmHWM() uint64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.ParseUint(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return pprof.Lookup("heap").WriteTo(f, 0)
+}
+
+func percentile(d []time.Duration, p float64) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	return d[min(len(d)-1, int(p*float64(len(d))))]
+}
+
+func report(st *stats, mem *memorySampler) {
+	slices.Sort(st.frameLat)
+	slices.Sort(st.restLat)
+	fmt.Printf("streams connected: %d\n", st.streamsUp.Load())
+	fmt.Printf("errors: %d\n", st.errors.Load())
+	for _, s := range st.samples {
+		fmt.Printf("  e.g. %s\n", s)
+	}
+	fmt.Printf("frames: %d (%d coalesced into others)\n", st.frames.Load(), st.coalesced.Load())
+	fmt.Printf("frame latency: p50 %s  p99 %s  max %s\n", percentile(st.frameLat, .50).Round(10*time.Microsecond),
+		percentile(st.frameLat, .99).Round(10*time.Microsecond), percentile(st.frameLat, 1).Round(10*time.Microsecond))
+	fmt.Printf("REST requests ok: %d, latency p50 %s  p99 %s\n", st.restOK.Load(), percentile(st.restLat, .50).Round(10*time.Microsecond),
+		percentile(st.restLat, .99).Round(10*time.Microsecond))
+	if mem.remote {
+		fmt.Printf("server peak RSS: %.1f MiB\n", float64(mem.peakRSS)/(1<<20))
+	} else {
+		fmt.Printf("peak memory (client and server in one process): RSS %.1f MiB, Go heap %.1f MiB\n",
+			float64(mem.peakRSS)/(1<<20), float64(mem.peakHeap)/(1<<20))
+	}
+}
