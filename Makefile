@@ -37,3 +37,14 @@ bench:
 
 clean:
 	rm -f static/app.wasm static/wasm_exec.js
+
+# dist/: the browser app as plain static files (the wasm engine only), for
+# any static file host: index.html, style.css, js/, worker.js, app.wasm and
+# wasm_exec.js. Browsers do not run ES modules or workers from file://, so
+# serve it (e.g. python3 -m http.server -d dist).
+.PHONY: dist
+dist: wasm
+	rm -rf dist
+	mkdir -p dist
+	cp -R web/. dist/
+	cp static/app.wasm static/wasm_exec.js dist/

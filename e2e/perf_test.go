@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,11 +14,16 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
+var perf = flag.Bool("perf", false, "measure the page in the browser and log the figures")
+
 // TestPerformance measures the page in the browser with the Performance
 // API and logs the figures the README reports (no timing assertions):
 //
-//	go test ./e2e -run TestPerformance -v
+//	go test ./e2e -run TestPerformance -perf -v
 func TestPerformance(t *testing.T) {
+	if !*perf {
+		t.Skip("run with -perf to measure the page")
+	}
 	dir := assets(t)
 	wasm, err := os.ReadFile(filepath.Join(dir, "app.wasm"))
 	if err != nil {
