@@ -77,6 +77,7 @@ func debuggerSuite(t *testing.T, p *page, base, engine string) {
 	})
 
 	t.Run("search", func(t *testing.T) { p.t = t; searchFindsBug(t, p) })
+	t.Run("search-cancel", func(t *testing.T) { p.t = t; searchCancels(t, p) })
 	t.Run("share", func(t *testing.T) { p.t = t; shareLinkRestores(t, p, base) })
 	t.Run("bad-parameter", func(t *testing.T) { p.t = t; badParameter(t, p) })
 	t.Run("what-if", func(t *testing.T) { p.t = t; whatIf(t, p) })
@@ -194,6 +195,29 @@ func searchFindsBug(t *testing.T, p *page) {
 	}
 	p.wait("the counterexample loaded", `__rt.S.run && __rt.S.run.violations.length > 0 && __rt.S.run.spec.schedule`, 30*time.Second)
 	t.Logf("search: %v states, %v runs, schedule of %v choices: %v", res["states"], res["runs"], res["length"], res["violation"])
+}
+
+// searchCancels starts a search that cannot succeed (the fixed variant)
+// with a large budget, waits for progress and cancels it.
+func searchCancels(t *testing.T, p *page) {
+	selectScenario(p, "dining-philosophers")
+	eval[any](p, `__rt.lastSearch = null; __rt.searchProgress = 0`)
+	p.do(
+		chromedp.SetValue(chromedp.ID("preset"), "table"),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector("#preset").dispatchEvent(new Event("change"))`),
+		chromedp.Click(chromedp.CSS(`#variants input[value="fixed"]`)),
+		chromedp.SetValue(chromedp.ID("strategy"), "random"),
+		chromedp.SetValue(chromedp.ID("budget"), "1000000"),
+		chromedp.Click(chromedp.ID("searchgo")),
+	)
+	p.wait("progress", `__rt.searchProgress > 0 && document.querySelector("#searchstatus").textContent.includes("runs")`, 60*time.Second)
+	status := eval[string](p, `document.querySelector("#searchstatus").textContent`)
+	p.do(chromedp.Click(chromedp.ID("searchcancel")))
+	p.wait("the cancelled search", `__rt.lastSearch && __rt.S.search === null`, 30*time.Second)
+	if got := eval[string](p, `document.querySelector("#searchstatus").textContent`); !strings.HasPrefix(got, "Cancelled") {
+		t.Errorf("after cancel the status reads %q", got)
+	}
+	t.Logf("progress before cancelling: %s", status)
 }
 
 func shareLinkRestores(t *testing.T, p *page, base string) {

@@ -590,27 +590,35 @@ function divergenceStep(cmp) {
 function renderCompare() {
   const c = S.compare;
   const r = c.result;
-  const va = c.a.spec.variant;
-  const vb = c.b.spec.variant;
-  const verdicts = r.properties || r.verdicts || [];
+  const va = variantTitle(c.a.spec.variant);
+  const vb = variantTitle(c.b.spec.variant);
   const div = c.divergence;
+  const stepText = (sv) => (sv ? `${sv.procName} ${sv.kind} “${sv.label}” at ${fmtMs(sv.time)}` : "the run has ended");
   clear($("#compareout"),
-    h("p", null, div >= 0 ? [`The runs agree up to step ${div}; `, h("b", null, `they part ways at step ${div + 1}`), div < S.total ? "" : " (after this run ends)", "."] : "The two runs take the same steps."),
-    r.explanation || r.detail ? h("p.muted", null, r.explanation || r.detail) : null,
+    h("p", null, div >= 0
+      ? [`Same seed, same first ${r.common} steps; `, h("b", null, `they part ways at step ${div + 1}`), ":"]
+      : "The two runs take exactly the same steps."),
+    div >= 0 ? h("ul", { style: "margin:0 0 8px;padding-left:18px;font-size:12px" },
+      h("li", null, h("b", null, va), ": ", stepText(r.aStep)),
+      h("li", null, h("b", null, vb), ": ", stepText(r.bStep))) : null,
     h("table", null, h("thead", null, h("tr", null, h("th", null, "property"), h("th", null, va), h("th", null, vb))),
-      h("tbody", null, verdicts.map((p) => h("tr", null, h("td", null, p.name || p.property),
-        verdictCell(p.a ?? p.left), verdictCell(p.b ?? p.right))))),
+      h("tbody", null, (r.properties || []).map((p) => h("tr", null, h("td", null, p.name),
+        verdictCell(p.a, p.aStep, p.aMessage), verdictCell(p.b, p.bStep, p.bMessage))))),
     h("p", { style: "margin-top:8px" },
       h("button.btn.small", { type: "button", onclick: () => showSide(c.a) }, `show ${va}`), " ",
       h("button.btn.small", { type: "button", onclick: () => showSide(c.b) }, `show ${vb}`)));
   $("#comparepanel").hidden = false;
 }
 
-function verdictCell(v) {
-  if (v === undefined || v === null) return h("td", null, "—");
-  const bad = typeof v === "object" ? v.violated ?? v.status === "violated" : v === "violated" || v === false;
-  const step = typeof v === "object" && v.step !== undefined && bad ? ` @${v.step + 1}` : "";
-  return h("td", null, h("span", { class: "tag " + (bad ? "bad" : "ok") }, (bad ? "violated" : "holds") + step));
+function variantTitle(id) {
+  const v = S.scenario.variants.find((x) => x.id === id);
+  return v ? v.title || v.id : id;
+}
+
+function verdictCell(v, step, message) {
+  if (v === undefined || v === null || v === "absent") return h("td", null, "—");
+  const bad = v === "violated";
+  return h("td", { title: message || null }, h("span", { class: "tag " + (bad ? "bad" : "ok") }, bad ? `violated @${step + 1}` : "holds"));
 }
 
 async function showSide(summary) {
