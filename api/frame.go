@@ -2,6 +2,7 @@ package api
 
 import (
 	"github.com/racetrack-sim/racetrack/core/scenario"
+	"github.com/racetrack-sim/racetrack/core/sim"
 )
 
 // maxFrameEdges bounds the edges one frame carries; a frame that merges
@@ -77,4 +78,60 @@ func (f *Frame) merge(g *Frame) {
 		f.EdgesDropped += over
 	}
 	f.Violations = append(f.Violations, g.Violations...)
+}
+
+// fieldState is the state view a stream's client holds, as the flat list
+// of its fields in view order.
+type fieldState struct {
+	fields []ChangedField
+}
+
+// update takes the view of a new step and returns the fields whose value
+// differs from what the client holds (all of them when full). A model's
+// view keeps its groups and fields in the same order from step to step,
+// so fields are compared by position; a view whose layout changed is
+// compared by name.
+func (s *fieldState) update(groups []sim.Group, full bool) []ChangedField {
+	next := make([]ChangedField, 0, len(s.fields))
+	for _, g := range groups {
+		for _, fd := range g.Fields {
+			next = append(next, ChangedField{Group: g.ID, Name: fd.Name, Value: fd.Value, Unit: fd.Unit})
+		}
+	}
+	prev := s.fields
+	s.fields = next
+	if full || prev == nil {
+		return next
+	}
+	changed := []ChangedField{}
+	if sameLayout(prev, next) {
+		for i := range next {
+			if next[i].Value != prev[i].Value {
+				changed = append(changed, next[i])
+			}
+		}
+		return changed
+	}
+	old := make(map[[2]string]string, len(prev))
+	for _, f := range prev {
+		old[[2]string{f.Group, f.Name}] = f.Value
+	}
+	for _, f := range next {
+		if v, ok := old[[2]string{f.Group, f.Name}]; !ok || v != f.Value {
+			changed = append(changed, f)
+		}
+	}
+	return changed
+}
+
+func sameLayout(a, b []ChangedField) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Group != b[i].Group || a[i].Name != b[i].Name {
+			return false
+		}
+	}
+	return true
 }

@@ -80,7 +80,7 @@ type player struct {
 	rec     *recording
 	world   *cursor
 	cur     int
-	fields  map[[2]string]string
+	fields  *fieldState
 	playing bool
 	speed   float64
 	carry   float64 // fractional steps owed by the play clock
@@ -138,7 +138,7 @@ func (s *Server) runStream(w http.ResponseWriter, r *http.Request) {
 		readCommands(ctx, c, cmds, cancel)
 	}()
 
-	p := &player{rec: rec, world: newCursor(rec.tl), cur: start, fields: map[[2]string]string{}, speed: speed}
+	p := &player{rec: rec, world: newCursor(rec.tl), cur: start, fields: &fieldState{}, speed: speed}
 	cancel(s.play(ctx, p, out, cmds))
 	<-writerDone
 	s.closeStream(c, "run", streamCause(ctx, writeErr))
@@ -299,16 +299,7 @@ func (p *player) frame(target int) (*Frame, error) {
 	}
 	f := &Frame{Type: "frame", Step: target, Time: tl.Trace().Step(target).Time.Millis(), Playing: p.playing, Speed: p.speed,
 		End: target == tl.Len()-1, Full: !p.started, Changed: []ChangedField{}, Edges: []Edge{}, Made: time.Now().UnixNano()}
-	for _, g := range p.world.view() {
-		for _, fd := range g.Fields {
-			k := [2]string{g.ID, fd.Name}
-			if old, ok := p.fields[k]; ok && old == fd.Value && p.started {
-				continue
-			}
-			p.fields[k] = fd.Value
-			f.Changed = append(f.Changed, ChangedField{Group: g.ID, Name: fd.Name, Value: fd.Value, Unit: fd.Unit})
-		}
-	}
+	f.Changed = p.fields.update(p.world.view(), !p.started)
 	lo, hi := target, target
 	if p.started && target > p.cur {
 		lo = p.cur + 1
