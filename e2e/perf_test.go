@@ -8,11 +8,27 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 )
+
+// loadAvg is the machine's load average (Linux), printed with the figures
+// because a busy machine stretches every main-thread task.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ") + fmt.Sprintf(" on %d CPUs", runtime.NumCPU())
+}
 
 var perf = flag.Bool("perf", false, "measure the page in the browser and log the figures")
 
@@ -33,7 +49,7 @@ func TestPerformance(t *testing.T) {
 	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
 	zw.Write(wasm)
 	zw.Close()
-	t.Logf("app.wasm: %.2f MB, gzipped %.2f MB", float64(len(wasm))/1e6, float64(gz.Len())/1e6)
+	t.Logf("app.wasm: %.2f MB, gzipped %.2f MB; machine load average %s", float64(len(wasm))/1e6, float64(gz.Len())/1e6, loadAvg())
 
 	t.Run("first-diagram", func(t *testing.T) {
 		for _, eng := range []string{"wasm", "server"} {
@@ -106,13 +122,13 @@ func TestPerformance(t *testing.T) {
 		start := time.Now()
 		p.wait("the search", `__rt.lastSearch && __rt.S.search === null && __rt.loaded === __rt.S.run.id`, 180*time.Second)
 		type probe struct {
-			Longest, Lag, Load float64
+			Longest, Lag, Load, Handler float64
 			Progress           int
 		}
-		r := eval[probe](p, `(() => { __rt.probe = false; return {Longest: __rt.longest, Lag: __rt.lag, Load: __rt.loadMs || 0, Progress: __rt.searchProgress || 0}; })()`)
+		r := eval[probe](p, `(() => { __rt.probe = false; return {Longest: __rt.longest, Lag: __rt.lag, Load: __rt.loadMs || 0, Handler: __rt.progressHandlerMs || 0, Progress: __rt.searchProgress || 0}; })()`)
 		res := eval[map[string]any](p, `__rt.lastSearch`)
-		t.Logf("main-thread long tasks [start ms, duration ms, after the result]: %s", eval[string](p, `JSON.stringify(__rt.tasks || [])`))
-		t.Logf("search (random, 300 runs of tarantool-raft-relay, %.1f s, %d progress reports, found=%v): longest main-thread long task %.0f ms (0: none over 50 ms), longest event-loop gap %.1f ms (target < 50 ms); then loading the counterexample took %.0f ms",
-			time.Since(start).Seconds(), r.Progress, res["found"], r.Longest, r.Lag, r.Load)
+		t.Logf("main-thread long tasks [start ms, duration ms, after the result]: %s; counterexample load phases %s", eval[string](p, `JSON.stringify(__rt.tasks || [])`), eval[string](p, `JSON.stringify(__rt.phases)`))
+		t.Logf("search (random, 300 runs of tarantool-raft-relay, %.1f s, %d progress reports, found=%v): longest main-thread long task %.0f ms (0: none over 50 ms), longest event-loop gap %.1f ms (target < 50 ms); the page's own work per progress report at most %.1f ms; then loading the counterexample took %.0f ms; load average %s",
+			time.Since(start).Seconds(), r.Progress, res["found"], r.Longest, r.Lag, r.Handler, r.Load, loadAvg())
 	})
 }

@@ -1,7 +1,7 @@
 // The page's controller: catalog, run form, debugger, side panels. It talks
 // to an engine (engine.js) and paints what the Go core computed.
 import { pickEngine, WasmEngine, ServerEngine } from "./engine.js";
-import { $, h, clear, toast, fmtMs, download } from "./dom.js";
+import { $, h, clear, toast, fmtMs, fmtInt, download } from "./dom.js";
 import { Diagram } from "./diagram.js";
 import { Charts } from "./charts.js";
 import { encodeSpec, decodeSpec, readHash, writeHash } from "./share.js";
@@ -652,14 +652,16 @@ async function startSearch(e) {
   $("#searchstatus").textContent = "Searching…";
   const t0 = performance.now();
   const job = S.engine.search(req, (p) => {
+    const h0 = performance.now();
     const frac = p.budget ? Math.min(1, (p.runs || p.states || 0) / p.budget) : p.fraction || 0;
     bar.style.width = (100 * frac).toFixed(1) + "%";
     const secs = (p.elapsedMs ?? performance.now() - t0) / 1000;
     const rate = [];
-    if (p.states) rate.push(`${p.states.toLocaleString()} states (${Math.round(p.states / Math.max(secs, 1e-3)).toLocaleString()}/s)`);
-    if (p.runs) rate.push(`${p.runs.toLocaleString()} runs (${Math.round(p.runs / Math.max(secs, 1e-3)).toLocaleString()}/s)`);
+    if (p.states) rate.push(`${fmtInt(p.states)} states (${fmtInt(p.states / Math.max(secs, 1e-3))}/s)`);
+    if (p.runs) rate.push(`${fmtInt(p.runs)} runs (${fmtInt(p.runs / Math.max(secs, 1e-3))}/s)`);
     $("#searchstatus").textContent = rate.join(" · ") || "Searching…";
     RT.searchProgress = (RT.searchProgress || 0) + 1;
+    RT.progressHandlerMs = Math.max(RT.progressHandlerMs || 0, performance.now() - h0);
   });
   S.search = job;
   try {
@@ -668,7 +670,7 @@ async function startSearch(e) {
     const found = !!res.found;
     const cx = res.counterexample;
     RT.lastSearch = res;
-    const stats = [res.states ? `${res.states.toLocaleString()} states` : "", res.runs ? `${res.runs.toLocaleString()} runs` : ""].filter(Boolean).join(", ");
+    const stats = [res.states ? `${fmtInt(res.states)} states` : "", res.runs ? `${fmtInt(res.runs)} runs` : ""].filter(Boolean).join(", ");
     if (found && cx) {
       $("#searchstatus").textContent = `Found: ${res.property} — ${res.violation} (${stats}; schedule of ${res.length} choices${res.shrunk ? `, shrunk from ${res.originalLength}` : ""}). Loaded in the debugger.`;
       const spec2 = cx;

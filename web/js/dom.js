@@ -48,6 +48,12 @@ export function fmtMs(ms) {
   return (Math.round(ms * 1000) / 1000) + " ms";
 }
 
+// fmtInt writes 12345.6 as "12,346". (Not toLocaleString: its first call
+// loads locale data and blocks the page for tens of milliseconds.)
+export function fmtInt(n) {
+  return String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+
 export function download(name, type, text) {
   const url = URL.createObjectURL(new Blob([text], { type }));
   const a = h("a", { href: url, download: name });
