@@ -46,6 +46,7 @@ type options struct {
 	streams  int
 	duration time.Duration
 	rest     int
+	restRate float64
 	speed    int
 	runs     int
 	ramp     time.Duration
@@ -59,6 +60,7 @@ func main() {
 	flag.IntVar(&o.streams, "streams", 500, "concurrent run streams (at most 5000)")
 	flag.DurationVar(&o.duration, "duration", 30*time.Second, "how long to hold the load (at most 5m)")
 	flag.IntVar(&o.rest, "rest", 8, "concurrent REST clients")
+	flag.Float64Var(&o.restRate, "rest-rate", 100, "REST requests per second, all clients together (at most 5000)")
 	flag.IntVar(&o.speed, "speed", 20, "play speed of each stream, steps per second")
 	flag.IntVar(&o.runs, "runs", 16, "distinct runs the streams play")
 	flag.DurationVar(&o.ramp, "ramp", 3*time.Second, "time over which the streams connect")
@@ -72,8 +74,9 @@ func main() {
 }
 
 func run(o options) error {
-	if o.streams < 0 || o.streams > 5000 || o.duration <= 0 || o.duration > 5*time.Minute || o.rest < 0 || o.rest > 256 || o.runs < 1 {
-		return errors.New("bounds: 0 <= streams <= 5000, 0 < duration <= 5m, 0 <= rest <= 256, runs >= 1")
+	if o.streams < 0 || o.streams > 5000 || o.duration <= 0 || o.duration > 5*time.Minute || o.rest < 0 || o.rest > 256 || o.runs < 1 ||
+		!(o.restRate > 0 && o.restRate <= 5000) {
+		return errors.New("bounds: 0 <= streams <= 5000, 0 < duration <= 5m, 0 <= rest <= 256, 0 < rest-rate <= 5000, runs >= 1")
 	}
 	base, stop, err := target(o.addr)
 	if err != nil {
@@ -97,8 +100,8 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("load: %d streams at %d steps/s, %d REST clients, %s, against %s (GOMAXPROCS=%d)\n",
-		o.streams, o.speed, o.rest, o.duration, base, runtime.GOMAXPROCS(0))
+	fmt.Printf("load: %d streams at %d steps/s, %d REST clients at %.0f requests/s, %s, against %s (GOMAXPROCS=%d)\n",
+		o.streams, o.speed, o.rest, o.restRate, o.duration, base, runtime.GOMAXPROCS(0))
 
 	ctx, cancel := context.WithTimeout(context.Background(), o.duration+o.ramp)
 	defer cancel()
@@ -121,7 +124,7 @@ func run(o options) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			restClient(ctx, base, ids, st)
+			restClient(ctx, base, ids, time.Duration(float64(o.rest)/o.restRate*float64(time.Second)), st)
 		}()
 	}
 	if o.heap != "" {
@@ -321,9 +324,9 @@ func stream(ctx context.Context, base, id string, speed int, st *stats) {
 	}
 }
 
-// restClient mixes the REST routes a page uses, with a pause between
-// requests, until ctx ends.
-func restClient(ctx context.Context, base string, ids []string, st *stats) {
+// restClient mixes the REST routes a page uses, one request per interval
+// on average, until ctx ends.
+func restClient(ctx context.Context, base string, ids []string, interval time.Duration, st *stats) {
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 11))
 	var lat []time.Duration
 	defer func() {
@@ -376,7 +379,7 @@ func restClient(ctx context.Context, base string, ids []string, st *stats) {
 		}
 		select {
 		case <-ctx.Done():
-		case <-time.After(time.Duration(5+rng.IntN(10)) * time.Millisecond):
+		case <-time.After(time.Duration(float64(interval) * (0.5 + rng.Float64()))):
 		}
 	}
 }
