@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/racetrack-sim/racetrack/core/scenario"
@@ -38,6 +39,7 @@ type Config struct {
 	MaxSearchStates  int     // default 5,000,000
 	MaxSearchRuns    int     // default 1,000,000
 
+	MaxStreams         int           // open WebSocket streams before 429, default 4096
 	StreamWriteTimeout time.Duration // default 5s: a client slower than this is cut off
 	StreamPing         time.Duration // default 15s
 	StreamQueue        int           // messages queued per stream, default 16
@@ -75,6 +77,9 @@ func (c *Config) defaults() {
 	if c.MaxSearchRuns <= 0 {
 		c.MaxSearchRuns = 1_000_000
 	}
+	if c.MaxStreams <= 0 {
+		c.MaxStreams = 4096
+	}
 	if c.StreamWriteTimeout <= 0 {
 		c.StreamWriteTimeout = 5 * time.Second
 	}
@@ -108,6 +113,7 @@ type Server struct {
 	streamCtx    context.Context
 	stopStreams  context.CancelFunc
 	streamsWG    sync.WaitGroup
+	openStreams  atomic.Int64
 	shutdownOnce sync.Once
 }
 

@@ -238,6 +238,22 @@ func TestStreamOriginCheck(t *testing.T) {
 	c.Close(websocket.StatusNormalClosure, "")
 }
 
+func TestStreamLimit(t *testing.T) {
+	ts := newTestServer(t, func(c *Config) { c.MaxStreams = 1 })
+	run := ts.createRun(t, philoSpec)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	url := wsURL(ts, "/api/v1/runs/"+run.ID+"/stream")
+	c := dial(t, ctx, url, nil)
+	defer c.CloseNow()
+	readMsg(t, ctx, c)
+	_, res, err := websocket.Dial(ctx, url, nil)
+	require.Error(t, err)
+	require.NotNil(t, res)
+	assert.Equal(t, http.StatusTooManyRequests, res.StatusCode)
+	assert.Equal(t, "5", res.Header.Get("Retry-After"))
+}
+
 func TestShutdownClosesStreamsGoingAway(t *testing.T) {
 	ts := newTestServer(t)
 	run := ts.createRun(t, philoSpec)

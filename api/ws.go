@@ -33,6 +33,9 @@ func (s *Server) acceptStream(w http.ResponseWriter, r *http.Request) (*websocke
 	if err := checkOrigin(r, s.cfg.AllowOrigins); err != nil {
 		return nil, err
 	}
+	if n := s.openStreams.Load(); n >= int64(s.cfg.MaxStreams) {
+		return nil, busy(5, "the server holds %d open streams, its limit; retry later", n)
+	}
 	// The HTTP server's read and write timeouts must not apply to a
 	// hijacked, long-lived connection: every write has its own timeout.
 	rc := http.NewResponseController(w)
@@ -254,10 +257,12 @@ func (s *Server) streamContext() (context.Context, context.CancelCauseFunc) {
 // trackStream counts an open stream until the returned func is called.
 func (s *Server) trackStream(kind string) func() {
 	s.streamsWG.Add(1)
+	s.openStreams.Add(1)
 	g := s.metrics.streams.WithLabelValues(kind)
 	g.Inc()
 	return func() {
 		g.Dec()
+		s.openStreams.Add(-1)
 		s.streamsWG.Done()
 	}
 }

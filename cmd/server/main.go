@@ -15,6 +15,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -29,22 +30,31 @@ import (
 )
 
 func main() {
-	if err := run(); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stderr, nil); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(2)
+		}
 		fmt.Fprintln(os.Stderr, "server:", err)
 		os.Exit(1)
 	}
 }
 
-func run() error {
-	addr := flag.String("addr", "127.0.0.1:8080", "address to listen on")
-	data := flag.String("data", "racetrack.db", "path of the store file (created if missing)")
-	allow := flag.String("allow-origin", "", "comma-separated extra WebSocket origin host patterns, e.g. localhost:5173")
-	static := flag.String("static", "", "directory of the built browser app (default: ./web and ./static)")
-	flag.Parse()
+// run serves until ctx ends, then shuts down gracefully. ready, if not
+// nil, is called with the listening address.
+func run(ctx context.Context, args []string, logOut io.Writer, ready func(addr string)) error {
+	fs := flag.NewFlagSet("server", flag.ContinueOnError)
+	fs.SetOutput(logOut)
+	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on")
+	data := fs.String("data", "racetrack.db", "path of the store file (created if missing)")
+	allow := fs.String("allow-origin", "", "comma-separated extra WebSocket origin host patterns, e.g. localhost:5173")
+	static := fs.String("static", "", "directory of the built browser app (default: ./web and ./static)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
 
-	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	slog.SetDefault(logger)
-
+	logger := slog.New(slog.NewTextHandler(logOut, nil))
 	store, err := api.OpenStore(*data)
 	if err != nil {
 		return err
@@ -61,10 +71,6 @@ func run() error {
 	if err != nil {
 		return err
 	}
-
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		_ = srv.Shutdown(context.Background())
@@ -82,6 +88,9 @@ func run() error {
 	logger.Info("serving", "addr", "http://"+ln.Addr().String(), "data", *data)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- hs.Serve(ln) }()
+	if ready != nil {
+		ready(ln.Addr().String())
+	}
 
 	select {
 	case err := <-serveErr:

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// syncBuffer collects the server's log.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// start runs the server until the returned stop is called; stop returns
+// run's error.
+func start(t *testing.T, data string) (string, func() error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	addrs := make(chan string, 1)
+	done := make(chan error, 1)
+	var log syncBuffer
+	go func() {
+		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-data", data, "-static", t.TempDir()}, &log, func(a string) { addrs <- a })
+	}()
+	select {
+	case a := <-addrs:
+		return "http://" + a, func() error {
+			cancel()
+			return <-done
+		}
+	case err := <-done:
+		cancel()
+		t.Fatalf("server did not start: %v\n%s", err, log.String())
+	}
+	return "", nil
+}
+
+// TestGracefulShutdownAndRestart: a SIGTERM-like stop closes open streams
+// with going-away and returns cleanly; a new server on the same store
+// resolves the run id handed out before.
+func TestGracefulShutdownAndRestart(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "server.db")
+	base, stop := start(t, data)
+
+	res, err := http.Post(base+"/api/v1/runs", "application/json", strings.NewReader(`{"scenario":"dining-philosophers","seed":5}`))
+	require.NoError(t, err)
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	require.Equal(t, http.StatusCreated, res.StatusCode, "%s", body)
+	var sum struct{ ID string }
+	require.NoError(t, json.Unmarshal(body, &sum))
+
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(base, "http")+"/api/v1/runs/"+sum.ID+"/stream", nil)
+	require.NoError(t, err)
+	defer c.CloseNow()
+	_, _, err = c.Read(ctx)
+	require.NoError(t, err)
+
+	stopped := make(chan error, 1)
+	go func() { stopped <- stop() }()
+	for err == nil {
+		_, _, err = c.Read(ctx)
+	}
+	assert.Equal(t, websocket.StatusGoingAway, websocket.CloseStatus(err), "%v", err)
+	require.NoError(t, <-stopped, "a graceful stop is not an error")
+
+	base, stop = start(t, data)
+	defer func() { require.NoError(t, stop()) }()
+	res, err = http.Get(base + "/api/v1/runs/" + sum.ID)
+	require.NoError(t, err)
+	res.Body.Close()
+	assert.Equal(t, http.StatusOK, res.StatusCode, "the run id resolves after a restart")
+	http.DefaultClient.CloseIdleConnections()
+}
+
+func TestBadFlag(t *testing.T) {
+	err := run(context.Background(), []string{"-nope"}, io.Discard, nil)
+	assert.Error(t, err)
+}
