@@ -255,7 +255,10 @@ async function load(summary, opts = {}) {
   ]);
   const t1 = performance.now();
   S.steps = steps.steps || steps;
-  renderLegend(diagram.setList(layout));
+  const legend = diagram.setList(layout);
+  // The canvas is as tall as the lanes need, up to the CSS maximum.
+  if (layout) $("#diagramwrap").style.height = Math.max(220, Math.ceil(diagram.contentHeight)) + "px";
+  renderLegend(legend);
   const t2 = performance.now();
   charts.set(chartData, (i) => (S.steps[i] ? S.steps[i].time : null));
   const t3 = performance.now();
@@ -420,11 +423,14 @@ function jump(kind) {
     if (next === undefined) return toast("No later violation.");
     return seek(next, { center: true });
   }
-  const test = kind === "message"
-    ? (s) => s.kind === "receive" || (s.sends && s.sends.length > 0)
-    : (s) => ["lock", "block", "unlock", "wait", "signal"].includes(s.kind);
+  const tests = {
+    message: (s) => s.kind === "receive" || (s.sends && s.sends.length > 0),
+    lock: (s) => ["lock", "block", "unlock", "wait", "signal"].includes(s.kind),
+    choice: (s) => s.choices > 0,
+  };
+  const test = tests[kind];
   for (let i = from; i < S.steps.length; i++) if (test(S.steps[i])) return seek(i, { center: true });
-  toast(`No later ${kind === "message" ? "message" : "lock event"}.`);
+  toast(`No later ${{ message: "message", lock: "lock event", choice: "choice point" }[kind]}.`);
 }
 
 function play() {
@@ -490,7 +496,9 @@ function renderWhatIf(st) {
   const box = $("#whatif");
   if (!alts.length) {
     const s = S.steps[st.step];
-    clear(box, h("p.muted", null, s && s.choices ? "Loading the alternatives…" : "No choice was made at this step. Steps with a choice are marked in the hover card; try “next msg”."));
+    clear(box, s && s.choices ? h("p.muted", null, "Loading the alternatives…") : [
+      h("p.muted", null, "The schedule made no choice at this step."),
+      h("button.btn.small", { type: "button", onclick: () => jump("choice") }, "Go to the next choice point")]);
     if (s && s.choices) loadAlternatives(st.step);
     return;
   }

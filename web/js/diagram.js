@@ -47,6 +47,9 @@ export class Diagram {
         }
       });
       list = { ...list, shapes: list.shapes.filter((_, i) => !drop.has(i)) };
+      let bottom = 0;
+      for (const s of list.shapes) bottom = Math.max(bottom, s.y + (s.h || 0), s.y2 || 0);
+      this.contentHeight = bottom + 12;
     }
     this.p.setList(list);
     this.p.resize();
@@ -225,28 +228,12 @@ export class Diagram {
 
   ringStep(ctx, step) {
     const p = this.p;
-    const s = p.glyph.get(step);
-    if (!s) return;
-    let x;
-    let y;
-    if (s.t === "circle") {
-      x = p.toScreen(s.x);
-      y = s.y;
-    } else {
-      x = 0;
-      y = 0;
-      const n = s.p.length / 2;
-      for (let i = 0; i < s.p.length; i += 2) {
-        x += p.toScreen(s.p[i]);
-        y += s.p[i + 1];
-      }
-      x /= n;
-      y /= n;
-    }
+    const c = p.glyph.get(step);
+    if (!c) return;
     ctx.strokeStyle = "#000";
     ctx.lineWidth = 2;
     ctx.beginPath();
-    ctx.arc(x, y + p.ty, 8, 0, 2 * Math.PI);
+    ctx.arc(p.toScreen(c.x), c.y + p.ty, 8, 0, 2 * Math.PI);
     ctx.stroke();
   }
 }

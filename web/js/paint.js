@@ -31,8 +31,11 @@ export class Painter {
     if (list) {
       const px = list.plot.x;
       list.shapes.forEach((s, i) => {
-        if (s.s >= 0 && !this.stepX.has(s.s) && (s.t === "circle" || s.t === "polygon" || s.t === "rect")) this.stepX.set(s.s, s.t === "polygon" ? s.p[0] : s.x);
-        if (s.s >= 0 && !this.glyph.has(s.s) && (s.t === "circle" || s.t === "polygon")) this.glyph.set(s.s, s);
+        if (s.s >= 0 && !this.glyph.has(s.s) && s.c && s.c.startsWith("ev-")) {
+          const c = center(s);
+          this.glyph.set(s.s, c);
+          this.stepX.set(s.s, c.x);
+        }
         if (gutter(s, px)) return;
         const [lo, hi] = extent(s);
         for (let b = Math.max(0, Math.floor(lo / BUCKET)); b <= Math.floor(hi / BUCKET); b++) (this.buckets[b] ||= []).push(i);
@@ -274,6 +277,29 @@ function gutter(s, px) {
   if (s.t === "polygon" || s.t === "polyline") return s.p[0] < px;
   if (s.t === "rect") return s.x + s.w <= px;
   return s.x < px;
+}
+
+// center is the middle of a step's glyph (viz classes "ev-*").
+function center(s) {
+  switch (s.t) {
+    case "rect":
+      return { x: s.x + s.w / 2, y: s.y + s.h / 2 };
+    case "line":
+      return { x: (s.x + s.x2) / 2, y: (s.y + s.y2) / 2 };
+    case "polygon":
+    case "polyline": {
+      let x = 0;
+      let y = 0;
+      const n = s.p.length / 2;
+      for (let i = 0; i < s.p.length; i += 2) {
+        x += s.p[i];
+        y += s.p[i + 1];
+      }
+      return { x: x / n, y: y / n };
+    }
+    default:
+      return { x: s.x, y: s.y };
+  }
 }
 
 // BUCKET is the width (display-list px) of the spatial index's buckets.
