@@ -2,6 +2,7 @@ package api
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/racetrack-sim/racetrack/core/sim"
@@ -50,7 +51,8 @@ func (c *cursor) view() []sim.Group {
 	if v, ok := w.Model().(sim.Viewer); ok {
 		groups = v.View(w).Groups
 	}
-	procs := sim.Group{ID: "kernel/processes", Title: "processes", Node: sim.None}
+	groups = slices.Grow(groups, 2)
+	procs := sim.Group{ID: "kernel/processes", Title: "processes", Node: sim.None, Fields: make([]sim.Field, 0, len(w.Procs()))}
 	for _, p := range w.Procs() {
 		state := p.Status.String()
 		switch p.Status {
@@ -63,7 +65,7 @@ func (c *cursor) view() []sim.Group {
 	}
 	groups = append(groups, procs)
 	if ms := w.Mutexes(); len(ms) > 0 {
-		locks := sim.Group{ID: "kernel/mutexes", Title: "mutexes", Node: sim.None}
+		locks := sim.Group{ID: "kernel/mutexes", Title: "mutexes", Node: sim.None, Fields: make([]sim.Field, 0, len(ms))}
 		for i := range ms {
 			m := &ms[i]
 			val := "free"

@@ -84,6 +84,7 @@ func (f *Frame) merge(g *Frame) {
 // of its fields in view order.
 type fieldState struct {
 	fields []ChangedField
+	spare  []ChangedField // the previous step's list, reused
 }
 
 // update takes the view of a new step and returns the fields whose value
@@ -92,16 +93,16 @@ type fieldState struct {
 // so fields are compared by position; a view whose layout changed is
 // compared by name.
 func (s *fieldState) update(groups []sim.Group, full bool) []ChangedField {
-	next := make([]ChangedField, 0, len(s.fields))
+	next := s.spare[:0]
 	for _, g := range groups {
 		for _, fd := range g.Fields {
 			next = append(next, ChangedField{Group: g.ID, Name: fd.Name, Value: fd.Value, Unit: fd.Unit})
 		}
 	}
 	prev := s.fields
-	s.fields = next
+	s.fields, s.spare = next, prev
 	if full || prev == nil {
-		return next
+		return append([]ChangedField(nil), next...)
 	}
 	changed := []ChangedField{}
 	if sameLayout(prev, next) {
