@@ -123,7 +123,7 @@ func TestPerformance(t *testing.T) {
 		p.wait("the search", `__rt.lastSearch && __rt.S.search === null && __rt.loaded === __rt.S.run.id`, 180*time.Second)
 		type probe struct {
 			Longest, Lag, Load, Handler float64
-			Progress           int
+			Progress                    int
 		}
 		r := eval[probe](p, `(() => { __rt.probe = false; return {Longest: __rt.longest, Lag: __rt.lag, Load: __rt.loadMs || 0, Handler: __rt.progressHandlerMs || 0, Progress: __rt.searchProgress || 0}; })()`)
 		res := eval[map[string]any](p, `__rt.lastSearch`)
