@@ -2,6 +2,9 @@ package api
 
 import (
 	"container/list"
+	"errors"
+	"fmt"
+	"runtime/debug"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -48,7 +51,7 @@ func (c *timelineCache) get(id string, compute func() (*recording, error)) (*rec
 	c.inflight[id] = f
 	c.mu.Unlock()
 
-	f.rec, f.err = compute()
+	f.rec, f.err = guard(compute)
 
 	c.mu.Lock()
 	delete(c.inflight, id)
@@ -88,6 +91,20 @@ func (c *timelineCache) add(rec *recording) {
 	}
 	c.gauge.Set(float64(c.bytes))
 }
+
+// guard runs compute, turning a panic (a bug in a model or in core) into
+// an error, so that a request fails alone and waiters are released.
+func guard(compute func() (*recording, error)) (rec *recording, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			rec, err = nil, fmt.Errorf("%w: %v\n%s", errPanic, v, debug.Stack())
+		}
+	}()
+	return compute()
+}
+
+// errPanic marks an error recovered from a panic.
+var errPanic = errors.New("api: panic")
 
 func (c *timelineCache) len() int {
 	c.mu.Lock()

@@ -2,6 +2,8 @@ package api
 
 import (
 	"errors"
+	"fmt"
+	"runtime/debug"
 	"time"
 
 	"github.com/racetrack-sim/racetrack/core/check"
@@ -80,11 +82,21 @@ func (s *Server) planSearch(req SearchRequest) (*searchPlan, error) {
 	return &searchPlan{explorer: x, seconds: seconds}, nil
 }
 
-// run executes one job on a worker.
+// run executes one job on a worker. A panic in the search (a bug in a
+// model or in core) fails the job, not the server.
 func (p *searchPool) run(j *job) {
 	if !j.claim() {
 		return
 	}
+	defer func() {
+		if v := recover(); v != nil {
+			st, _ := j.snapshot()
+			p.s.log.Error("search panicked", "id", st.ID, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			p.finish(j, func(st *SearchStatus) {
+				st.State, st.Error = StateFailed, "the search stopped on an internal error"
+			})
+		}
+	}()
 	if p.ctx.Err() != nil {
 		return // shutting down: the stored record resumes on the next start
 	}
