@@ -48,3 +48,4 @@ dist: wasm
 	mkdir -p dist
 	cp -R web/. dist/
 	cp static/app.wasm static/wasm_exec.js dist/
+	printf '{"engine": "wasm"}\n' > dist/engine.json

@@ -81,6 +81,11 @@ func assets(t *testing.T) string {
 			assetsErr = err
 			return
 		}
+		// What make dist writes: the page then never probes for the API.
+		if err := os.WriteFile(filepath.Join(dir, "engine.json"), []byte(`{"engine": "wasm"}`+"\n"), 0o644); err != nil {
+			assetsErr = err
+			return
+		}
 		cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", filepath.Join(dir, "app.wasm"), "./wasm")
 		cmd.Dir = root
 		cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
@@ -96,9 +101,10 @@ func assets(t *testing.T) string {
 	return assetsDir
 }
 
-// staticServer serves web/ over the built assets: the page with no API.
+// staticServer serves what make dist builds: the built assets over web/,
+// the page with no API.
 func staticServer(t *testing.T) *httptest.Server {
-	dirs := []string{filepath.Join(root, "web"), assets(t)}
+	dirs := []string{assets(t), filepath.Join(root, "web")}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		name := filepath.Clean("/" + r.URL.Path)
 		if strings.HasSuffix(r.URL.Path, "/") {
@@ -125,7 +131,7 @@ func apiServer(t *testing.T) *httptest.Server {
 	}
 	t.Cleanup(func() { store.Close() })
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	s, err := api.New(api.Config{Registry: catalog.New(), Store: store, Logger: logger, StaticDirs: []string{filepath.Join(root, "web"), assets(t)}})
+	s, err := api.New(api.Config{Registry: catalog.New(), Store: store, Logger: logger, StaticDirs: []string{filepath.Join(root, "web"), assets(t)}}) // web/engine.json says "auto"
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -245,13 +245,22 @@ export class ServerEngine {
 }
 
 /**
- * pickEngine chooses the engine: ?engine=wasm|server in the URL wins;
- * otherwise the server when its API answers, else wasm.
+ * pickEngine chooses the engine: #engine=wasm in the URL, or a static
+ * build, means wasm; otherwise the server when its API answers, else wasm.
  */
 export async function pickEngine(wanted) {
   const server = new ServerEngine("");
   let serverUp = false;
-  if (wanted !== "wasm") {
+  // A static build (make dist) says so in engine.json, so the page does
+  // not probe for an API that is not there.
+  let staticBuild = false;
+  try {
+    const res = await fetch("engine.json");
+    staticBuild = res.ok && (await res.json()).engine === "wasm";
+  } catch (_) {
+    staticBuild = false;
+  }
+  if (wanted !== "wasm" && !staticBuild) {
     try {
       const res = await fetch("api/v1/scenarios", { headers: { accept: "application/json" } });
       serverUp = res.ok && (res.headers.get("content-type") || "").includes("json");
