@@ -105,7 +105,7 @@ func run(o options) error {
 
 	ctx, cancel := context.WithTimeout(context.Background(), o.duration+o.ramp)
 	defer cancel()
-	st := &stats{}
+	st := &stats{restLat: map[string][]time.Duration{}}
 	var wg sync.WaitGroup
 	for i := range o.streams {
 		wg.Add(1)
@@ -232,7 +232,7 @@ type stats struct {
 
 	mu       sync.Mutex
 	frameLat []time.Duration
-	restLat  []time.Duration
+	restLat  map[string][]time.Duration // by route
 	samples  []string
 }
 
@@ -328,30 +328,32 @@ func stream(ctx context.Context, base, id string, speed int, st *stats) {
 // on average, until ctx ends.
 func restClient(ctx context.Context, base string, ids []string, interval time.Duration, st *stats) {
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 11))
-	var lat []time.Duration
+	lat := map[string][]time.Duration{}
 	defer func() {
 		st.mu.Lock()
-		st.restLat = append(st.restLat, lat...)
+		for route, l := range lat {
+			st.restLat[route] = append(st.restLat[route], l...)
+		}
 		st.mu.Unlock()
 	}()
 	for ctx.Err() == nil {
 		id := ids[rng.IntN(len(ids))]
-		var method, path, body string
+		var method, path, body, route string
 		want := http.StatusOK
 		switch rng.IntN(6) {
 		case 0:
-			method, path = "GET", "/api/v1/runs/"+id
+			method, path, route = "GET", "/api/v1/runs/"+id, "GET /runs/{id}"
 		case 1:
-			method, path = "GET", fmt.Sprintf("/api/v1/runs/%s/steps?from=%d&limit=50", id, rng.IntN(5000))
+			method, path, route = "GET", fmt.Sprintf("/api/v1/runs/%s/steps?from=%d&limit=50", id, rng.IntN(5000)), "GET /runs/{id}/steps"
 		case 2:
-			method, path = "GET", fmt.Sprintf("/api/v1/runs/%s/state?step=%d", id, rng.IntN(5000))
+			method, path, route = "GET", fmt.Sprintf("/api/v1/runs/%s/state?step=%d", id, rng.IntN(5000)), "GET /runs/{id}/state"
 		case 3:
-			method, path = "GET", "/api/v1/scenarios"
+			method, path, route = "GET", "/api/v1/scenarios", "GET /scenarios"
 		case 4:
-			method, path, want = "POST", "/api/v1/runs", http.StatusCreated
+			method, path, route, want = "POST", "/api/v1/runs", "POST /runs", http.StatusCreated
 			body = fmt.Sprintf(`{"scenario":"dining-philosophers","seed":%d}`, rng.IntN(1_000_000))
 		default:
-			method, path = "GET", "/healthz"
+			method, path, route = "GET", "/healthz", "GET /healthz"
 		}
 		t0 := time.Now()
 		req, err := http.NewRequestWithContext(ctx, method, base+path, bytes.NewReader([]byte(body)))
@@ -375,7 +377,7 @@ func restClient(ctx context.Context, base string, ids []string, interval time.Du
 			st.fail("%s %s: status %d", method, path, res.StatusCode)
 		} else {
 			st.restOK.Add(1)
-			lat = append(lat, time.Since(t0))
+			lat[route] = append(lat[route], time.Since(t0))
 		}
 		select {
 		case <-ctx.Done():
@@ -467,7 +469,15 @@ func percentile(d []time.Duration, p float64) time.Duration {
 
 func report(st *stats, mem *memorySampler) {
 	slices.Sort(st.frameLat)
-	slices.Sort(st.restLat)
+	var all []time.Duration
+	routes := make([]string, 0, len(st.restLat))
+	for route, l := range st.restLat {
+		slices.Sort(l)
+		all = append(all, l...)
+		routes = append(routes, route)
+	}
+	slices.Sort(all)
+	slices.Sort(routes)
 	fmt.Printf("streams connected: %d\n", st.streamsUp.Load())
 	fmt.Printf("errors: %d\n", st.errors.Load())
 	for _, s := range st.samples {
@@ -476,8 +486,12 @@ func report(st *stats, mem *memorySampler) {
 	fmt.Printf("frames: %d (%d coalesced into others)\n", st.frames.Load(), st.coalesced.Load())
 	fmt.Printf("frame latency: p50 %s  p99 %s  max %s\n", percentile(st.frameLat, .50).Round(10*time.Microsecond),
 		percentile(st.frameLat, .99).Round(10*time.Microsecond), percentile(st.frameLat, 1).Round(10*time.Microsecond))
-	fmt.Printf("REST requests ok: %d, latency p50 %s  p99 %s\n", st.restOK.Load(), percentile(st.restLat, .50).Round(10*time.Microsecond),
-		percentile(st.restLat, .99).Round(10*time.Microsecond))
+	fmt.Printf("REST requests ok: %d, latency p50 %s  p99 %s\n", st.restOK.Load(), percentile(all, .50).Round(10*time.Microsecond),
+		percentile(all, .99).Round(10*time.Microsecond))
+	for _, route := range routes {
+		l := st.restLat[route]
+		fmt.Printf("  %-22s %5d  p50 %s  p99 %s\n", route, len(l), percentile(l, .50).Round(10*time.Microsecond), percentile(l, .99).Round(10*time.Microsecond))
+	}
 	if mem.remote {
 		fmt.Printf("server peak RSS: %.1f MiB\n", float64(mem.peakRSS)/(1<<20))
 	} else {
