@@ -82,6 +82,9 @@ func debuggerSuite(t *testing.T, p *page, base, engine string) {
 	t.Run("bad-parameter", func(t *testing.T) { p.t = t; badParameter(t, p) })
 	t.Run("what-if", func(t *testing.T) { p.t = t; whatIf(t, p) })
 	t.Run("export", func(t *testing.T) { p.t = t; exports(t, p) })
+	if engine == "wasm" {
+		t.Run("long-run-window", func(t *testing.T) { p.t = t; longRunWindow(t, p) })
+	}
 	p.t = t
 	if errs := p.consoleErrors(); len(errs) > 0 {
 		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
@@ -277,6 +280,25 @@ func exports(t *testing.T, p *page) {
 			t.Errorf("export %s is empty", f)
 		}
 	}
+}
+
+// longRunWindow seeks past the diagram's first 10,000-step window of a
+// long run and checks the diagram follows with a new window.
+func longRunWindow(t *testing.T, p *page) {
+	spec := scenario.RunSpec{Scenario: "tarantool-raft-relay", Variant: "pending", Seed: 1, MaxTime: 60000}
+	js, _ := json.Marshal(spec)
+	eval[any](p, fmt.Sprintf(`__rt.runSpec(%s)`, js))
+	p.wait("the long run", `__rt.S.run && __rt.S.run.spec.maxTime === 60000 && __rt.loaded === __rt.S.run.id`, 120*time.Second)
+	total := eval[int](p, `__rt.S.total`)
+	if total <= 10000 {
+		t.Fatalf("the long run has %d steps, want more than 10,000", total)
+	}
+	target := total - 10
+	eval[any](p, fmt.Sprintf(`__rt.seek(%d)`, target))
+	p.wait("the moved window", fmt.Sprintf(`__rt.S.win.from > 0 && __rt.S.win.to === %d && __rt.diagram.p.glyph.has(%d)`, total, target), 60*time.Second)
+	eval[any](p, `__rt.seek(0)`)
+	p.wait("the first window again", `__rt.S.win.from === 0 && __rt.diagram.p.glyph.has(0)`, 60*time.Second)
+	t.Logf("%d steps: the diagram re-windows around the cursor", total)
 }
 
 // writeScreenshot stores a PNG under docs/screenshots when -screenshots is set.

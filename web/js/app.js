@@ -248,9 +248,13 @@ async function load(summary, opts = {}) {
   $("#runtitle").textContent = `${sc.title} · ${summary.spec.variant} · seed ${summary.spec.seed}${summary.spec.schedule ? " · custom schedule" : ""}`;
   $("#scrub").max = String(Math.max(0, S.total - 1));
   S.diagramWindow = Math.min(S.total, DIAGRAM_WINDOW);
+  let step = opts.step;
+  if (step === null || step === undefined) step = summary.violations.length ? summary.violations[0].step : 0;
+  step = Math.min(Math.max(0, step), Math.max(0, S.total - 1));
+  S.win = windowAround(step);
   const [steps, layout, chartData] = await Promise.all([
     S.engine.steps(summary.id, 0, 10000),
-    S.total ? S.engine.layout(summary.id, 0, S.diagramWindow) : null,
+    S.total ? S.engine.layout(summary.id, S.win.from, S.win.to) : null,
     S.engine.charts(summary.id, $("#diagramwrap").clientWidth),
   ]);
   const t1 = performance.now();
@@ -267,12 +271,39 @@ async function load(summary, opts = {}) {
   renderProps(null);
   renderForks();
   RT.phases = { fetch: t1 - t0, diagram: t2 - t1, charts: t3 - t2, panels: performance.now() - t3 };
-  let step = opts.step;
-  if (step === null || step === undefined) step = summary.violations.length ? summary.violations[0].step : 0;
-  await seek(Math.min(Math.max(0, step), Math.max(0, S.total - 1)), { center: true });
+  await seek(step, { center: true });
   if (opts.slice !== null && opts.slice !== undefined && opts.slice !== "") await showSlice(Number(opts.slice));
   RT.loaded = summary.id;
   RT.loadMs = performance.now() - t0;
+}
+
+// windowAround is the window of steps the diagram lays out for a step:
+// the whole run when it is short, else DIAGRAM_WINDOW steps around it.
+function windowAround(step) {
+  if (S.total <= DIAGRAM_WINDOW) return { from: 0, to: S.total };
+  const from = Math.max(0, Math.min(S.total - DIAGRAM_WINDOW, step - DIAGRAM_WINDOW / 2));
+  return { from, to: from + DIAGRAM_WINDOW };
+}
+
+// relayout moves the diagram's window when the cursor leaves it.
+let relayouting = null;
+async function relayout(step) {
+  if (relayouting) return;
+  const id = S.run.id;
+  const win = windowAround(step);
+  relayouting = S.engine.layout(id, win.from, win.to);
+  try {
+    const layout = await relayouting;
+    if (!S.run || S.run.id !== id) return;
+    S.win = win;
+    renderLegend(diagram.setList(layout));
+    diagram.setSlice(S.slice ? S.slice.set : null);
+    diagram.setCursor(S.step, true);
+  } catch (err) {
+    toast(err.message);
+  } finally {
+    relayouting = null;
+  }
 }
 
 async function fetchRestOfSteps(id) {
@@ -312,6 +343,7 @@ async function seek(step, opts = {}) {
   step = Math.min(Math.max(0, step | 0), S.total - 1);
   const t0 = performance.now();
   S.step = step;
+  if (S.win && (step < S.win.from || step >= S.win.to)) relayout(step);
   $("#scrub").value = String(step);
   diagram.setCursor(step, opts.center);
   charts.setCursor(step);

@@ -40,6 +40,7 @@ export class WasmEngine {
     this.name = "wasm";
     this.seq = 0;
     this.pending = new Map();
+    this.specs = new Map(); // run id -> spec, to record a dropped run again
     this.worker = new Worker(new URL("worker.js", new URL(base || ".", location.href)));
     this.worker.onmessage = (e) => this.receive(e.data);
     this.worker.onerror = (e) => {
@@ -70,17 +71,37 @@ export class WasmEngine {
     return { id, promise };
   }
 
+  // onRun calls a per-run method; the worker keeps a bounded number of
+  // runs, so a run it dropped is recorded again from its spec, once.
+  async onRun(method, args, opts) {
+    try {
+      return await this.call(method, args, opts).promise;
+    } catch (err) {
+      const spec = this.specs.get(args.id);
+      if (!spec || !/run not loaded/.test(err.message)) throw err;
+      await this.run(spec);
+      return this.call(method, args, opts).promise;
+    }
+  }
+
   async scenarios() { return this.call("scenarios", {}).promise; }
-  async run(spec) { return this.call("run", { spec }).promise; }
-  async steps(id, from, limit) { return this.call("steps", { id, from, limit }).promise; }
-  async state(id, step) { return this.call("state", { id, step }).promise; }
-  async layout(id, from, to) { return this.call("layout", { id, from, to }).promise; }
-  async charts(id, width) { return this.call("charts", { id, width }).promise; }
-  async slice(id, step) { return this.call("slice", { id, step }).promise; }
-  async alternatives(id, step) { return this.call("alternatives", { id, step }).promise; }
-  async compare(a, b) { return this.call("compare", { a, b }).promise; }
+  async run(spec) {
+    const summary = await this.call("run", { spec }).promise;
+    this.specs.set(summary.id, summary.spec);
+    return summary;
+  }
+  async steps(id, from, limit) { return this.onRun("steps", { id, from, limit }); }
+  async state(id, step) { return this.onRun("state", { id, step }); }
+  async layout(id, from, to) { return this.onRun("layout", { id, from, to }); }
+  async charts(id, width) { return this.onRun("charts", { id, width }); }
+  async slice(id, step) { return this.onRun("slice", { id, step }); }
+  async alternatives(id, step) { return this.onRun("alternatives", { id, step }); }
+  async compare(a, b) {
+    for (const id of [a, b]) await this.onRun("steps", { id, from: 0, limit: 1 });
+    return this.call("compare", { a, b }).promise;
+  }
   async exportRun(id, format) {
-    const text = await this.call("export", { id, format }, { raw: true }).promise;
+    const text = await this.onRun("export", { id, format }, { raw: true });
     const [type, ext] = exportTypes[format] || ["text/plain", "txt"];
     return { name: `racetrack-${id.slice(0, 12)}.${ext}`, type, text };
   }
