@@ -62,6 +62,7 @@ var (
 // to wasm_exec.js, so the test never runs a stale build.
 func assets(t *testing.T) string {
 	t.Helper()
+	chromePath(t) // skip (or fail in CI) before building anything
 	assetsOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "racetrack-e2e-")
 		if err != nil {
