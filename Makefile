@@ -16,7 +16,7 @@ static/wasm_exec.js: $(WASMDIR)/wasm_exec.js
 	cp $< $@
 
 run: wasm
-	$(GO) run ./cmd/racetrack
+	$(GO) run ./cmd/server -addr $(ADDR)
 
 vet:
 	$(GO) vet ./...
