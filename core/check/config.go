@@ -49,13 +49,26 @@ type Reductions struct {
 	// a thread's next step touches no kernel object, only that step is
 	// explored from the state.
 	POR bool `json:"por"`
+	// DPOR makes dfs stateless with dynamic partial-order reduction
+	// (deadlock and end-state properties; see dporEngine).
+	DPOR bool `json:"dpor"`
 	// Symmetry hashes states canonically under the permutations of
 	// identical processes a model declares (see Symmetric).
 	Symmetry bool `json:"symmetry"`
 }
 
-// AllReductions turns every reduction on.
-var AllReductions = Reductions{Sleep: true, POR: true, Symmetry: true}
+// DefaultReductions are the reductions a client should offer switched on:
+// bfs keeps the shortest counterexample (no persistent sets, which may
+// lengthen it), dfs uses dynamic partial-order reduction.
+func DefaultReductions(strategy string) Reductions {
+	switch strategy {
+	case BFS:
+		return Reductions{Sleep: true, Symmetry: true}
+	case DFS:
+		return Reductions{Sleep: true, POR: true, DPOR: true, Symmetry: true}
+	}
+	return Reductions{}
+}
 
 // ParamRange is the range a swarm draws one parameter from per run:
 // either one of Values, or a number in [Min, Max] (integers for integer
@@ -147,6 +160,9 @@ func (cfg Config) normalize(reg *scenario.Registry) (Config, scenario.RunSpec, *
 		return cfg, spec, nil, fieldErr("budget.depth", "is %d; a budget cannot be negative", cfg.Budget.Depth)
 	case cfg.PCTDepth < 0 || cfg.PCTDepth > 64:
 		return cfg, spec, nil, fieldErr("pctDepth", "is %d, outside the allowed range [1, 64]", cfg.PCTDepth)
+	}
+	if cfg.Reductions.DPOR && cfg.Strategy != DFS {
+		return cfg, spec, nil, fieldErr("reductions.dpor", "dynamic partial-order reduction is a dfs reduction; strategy is %s", cfg.Strategy)
 	}
 	if cfg.Budget.States == 0 {
 		cfg.Budget.States = def.States

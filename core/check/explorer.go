@@ -50,6 +50,8 @@ type Bounds struct {
 type Result struct {
 	Strategy   string     `json:"strategy"`
 	Bounds     Bounds     `json:"bounds"`
+	// Reductions are those applied (a reduction that does not preserve
+	// the searched property is left off).
 	Reductions Reductions `json:"reductions"`
 	Verdict    string     `json:"verdict"`
 	Found      bool       `json:"found"`
@@ -103,6 +105,7 @@ type Explorer struct {
 	original int
 	shrink   *shrinker
 	verified bool // an exhaustive search completed
+	applied  Reductions
 	err      error
 }
 
@@ -235,7 +238,7 @@ func (x *Explorer) Result() Result {
 		r.Bounds.Runs, r.Bounds.PCTDepth = x.cfg.Budget.Runs, x.cfg.PCTDepth
 	default:
 		r.Bounds.States = x.cfg.Budget.States
-		r.Reductions = x.cfg.Reductions
+		r.Reductions = x.applied
 	}
 	if x.err != nil {
 		r.Error = x.err.Error()
