@@ -20,6 +20,30 @@
 // After the fix, streamMu is cacheManagementMu, start/stopVStream take no
 // lock, and every path takes cacheManagementMu before mu.
 //
+// # Where the model departs from upstream, and why
+//
+//   - Buggy is v13 (the release of #9936): Close calls stopVStream while
+//     holding mu (PR #8965), which adds the Close-vs-row-event cycle. The
+//     spec's older order (unlock mu, then stopVStream) is v8-v12.
+//   - pollerTicks.Stop is the mutex "pollerTicks", held by the timer
+//     goroutine while runPoller runs: Stop returns only once an in-flight
+//     runPoller has returned, as the timer's unbuffered stop channel does.
+//   - The first Subscribe cannot meet a row event upstream (a cancelled
+//     stream's callback returns at its ctx check under streamMu, before
+//     Add); the model keeps that check, so the subscribe-vs-rowevent preset
+//     is built on the real pair that closes on the row event: Close (v13).
+//     The lock-level preset reaches exactly the four upstream cycles.
+//   - runSend starts a goroutine per batch upstream; here each receiver has
+//     one send thread that waits for its batch on a condition variable
+//     bound to mu, so an idle sender takes mu once more than upstream.
+//   - Not modelled: the field-info Send under mu in Subscribe, runSend's
+//     pollerTicks.Trigger, purge, postpone back-off (a client acks what it
+//     receives; rows of a cancelled receiver go back to the table). Rows
+//     are counts, the poller's snapshot is taken when it adds them, and
+//     rescanReceivers walks clients in index order.
+//   - wg.Wait has no kernel counterpart: timed runs poll it every
+//     millisecond; untimed runs skip it (it takes no lock).
+//
 // The package performs no I/O; the state is small and its hash canonical,
 // so that the untimed lock-level preset can be explored exhaustively.
 package vitess
