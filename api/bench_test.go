@@ -12,7 +12,7 @@ import (
 // stream: step the stream's world, diff its view, collect edges, encode.
 func BenchmarkStreamFrame(b *testing.B) {
 	tl, err := timeline.Record(testRegistry(), scenario.RunSpec{Scenario: "dining-philosophers", Seed: 1,
-		Params: map[string]any{"philosophers": 12, "meals": 100}}, timeline.Options{})
+		Params: map[string]any{"philosophers": 12, "meals": 100}}, timeline.Options{SnapshotEvery: snapshotEvery})
 	if err != nil {
 		b.Fatal(err)
 	}

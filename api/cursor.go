@@ -11,7 +11,7 @@ import (
 
 // seekFartherThan is how far ahead a cursor steps its own world before a
 // fresh seek from the timeline's snapshots is cheaper.
-const seekFartherThan = timeline.DefaultSnapshotEvery
+const seekFartherThan = snapshotEvery
 
 // cursor follows a timeline with a world of its own: moving forwards steps
 // that world (a frame of a playing stream costs the steps it shows, not a
@@ -20,6 +20,11 @@ type cursor struct {
 	tl *timeline.Timeline
 	w  *sim.World // the world after step at
 	at int
+
+	procs      []procText
+	procFields []sim.Field
+	locks      []lockText
+	lockFields []sim.Field
 }
 
 func newCursor(tl *timeline.Timeline) *cursor { return &cursor{tl: tl, at: -1} }
@@ -44,7 +49,10 @@ func (c *cursor) moveTo(i int) error {
 }
 
 // view is the state view of the cursor's world: the model's groups, then
-// the kernel's processes and mutexes, as timeline.StateAt shows them.
+// the kernel's processes and mutexes, as timeline.StateAt shows them. The
+// kernel's fields are kept from frame to frame and their text is rebuilt
+// only when a process or a mutex changed: a playing stream calls this for
+// every frame. The result is valid until the next call.
 func (c *cursor) view() []sim.Group {
 	w := c.w
 	var groups []sim.Group
@@ -52,22 +60,40 @@ func (c *cursor) view() []sim.Group {
 		groups = v.View(w).Groups
 	}
 	groups = slices.Grow(groups, 2)
-	procs := sim.Group{ID: "kernel/processes", Title: "processes", Node: sim.None, Fields: make([]sim.Field, 0, len(w.Procs()))}
-	for _, p := range w.Procs() {
-		state := p.Status.String()
-		switch p.Status {
-		case sim.Blocked:
-			state += " on " + w.Mutex(p.BlockedOn).Name
-		case sim.Waiting:
-			state += " on " + w.Conds()[p.WaitingOn].Name
-		}
-		procs.Fields = append(procs.Fields, sim.Field{Name: p.Name, Value: state})
+	procs := w.Procs()
+	if len(c.procs) != len(procs) {
+		c.procs = make([]procText, len(procs))
+		c.procFields = make([]sim.Field, len(procs))
 	}
-	groups = append(groups, procs)
-	if ms := w.Mutexes(); len(ms) > 0 {
-		locks := sim.Group{ID: "kernel/mutexes", Title: "mutexes", Node: sim.None, Fields: make([]sim.Field, 0, len(ms))}
-		for i := range ms {
-			m := &ms[i]
+	for i := range procs {
+		p := &procs[i]
+		pt := &c.procs[i]
+		key := procKey{p.Status, p.BlockedOn, p.WaitingOn}
+		if !pt.valid || pt.key != key {
+			state := p.Status.String()
+			switch p.Status {
+			case sim.Blocked:
+				state += " on " + w.Mutex(p.BlockedOn).Name
+			case sim.Waiting:
+				state += " on " + w.Conds()[p.WaitingOn].Name
+			}
+			*pt = procText{key: key, text: state, valid: true}
+		}
+		c.procFields[i] = sim.Field{Name: p.Name, Value: pt.text}
+	}
+	groups = append(groups, sim.Group{ID: "kernel/processes", Title: "processes", Node: sim.None, Fields: c.procFields})
+	ms := w.Mutexes()
+	if len(ms) == 0 {
+		return groups
+	}
+	if len(c.locks) != len(ms) {
+		c.locks = make([]lockText, len(ms))
+		c.lockFields = make([]sim.Field, len(ms))
+	}
+	for i := range ms {
+		m := &ms[i]
+		lt := &c.locks[i]
+		if !lt.valid || lt.holder != m.Holder || !slices.Equal(lt.waiters, m.Waiters) {
 			val := "free"
 			if m.Holder != sim.None {
 				val = "held by " + w.ProcName(m.Holder)
@@ -78,9 +104,29 @@ func (c *cursor) view() []sim.Group {
 					val += " " + w.ProcName(q)
 				}
 			}
-			locks.Fields = append(locks.Fields, sim.Field{Name: m.Name, Value: val})
+			*lt = lockText{holder: m.Holder, waiters: append(lt.waiters[:0], m.Waiters...), text: val, valid: true}
 		}
-		groups = append(groups, locks)
+		c.lockFields[i] = sim.Field{Name: m.Name, Value: lt.text}
 	}
-	return groups
+	return append(groups, sim.Group{ID: "kernel/mutexes", Title: "mutexes", Node: sim.None, Fields: c.lockFields})
+}
+
+// procKey is what a process's field shows.
+type procKey struct {
+	status  sim.ProcStatus
+	mutex   sim.MutexID
+	waiting sim.CondID
+}
+
+type procText struct {
+	key   procKey
+	text  string
+	valid bool
+}
+
+type lockText struct {
+	holder  sim.ProcID
+	waiters []sim.ProcID
+	text    string
+	valid   bool
 }

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -45,7 +46,7 @@ func recoverer(next http.Handler) http.Handler {
 			if v == http.ErrAbortHandler {
 				panic(v)
 			}
-			slog.ErrorContext(r.Context(), "panic", "panic", fmt.Sprint(v), "stack", string(debug.Stack()),
+			loggerFrom(r.Context()).ErrorContext(r.Context(), "panic", "panic", fmt.Sprint(v), "stack", string(debug.Stack()),
 				"requestId", middleware.GetReqID(r.Context()))
 			if r.Header.Get("Connection") != "Upgrade" {
 				writeError(w, r, errors.New("panic"))
@@ -83,6 +84,27 @@ func (s *Server) observe(next http.Handler) http.Handler {
 			slog.Int("status", status), slog.Int("bytes", ww.BytesWritten()),
 			slog.Duration("elapsed", elapsed), slog.String("requestId", middleware.GetReqID(r.Context())))
 	})
+}
+
+// loggerKey carries the server's logger on a request's context.
+type loggerKey struct{}
+
+// withLogger puts the server's logger on every request's context, for the
+// code that reports errors.
+func withLogger(l *slog.Logger) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), loggerKey{}, l)))
+		})
+	}
+}
+
+// loggerFrom returns the logger withLogger stored, or slog's default.
+func loggerFrom(ctx context.Context) *slog.Logger {
+	if l, ok := ctx.Value(loggerKey{}).(*slog.Logger); ok {
+		return l
+	}
+	return slog.Default()
 }
 
 // limitBody caps every request body.

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 
 	"github.com/go-chi/chi/v5/middleware"
@@ -84,7 +83,7 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 		p = fromFieldError(fe, false)
 	default:
 		id := middleware.GetReqID(r.Context())
-		slog.ErrorContext(r.Context(), "internal error", "err", err, "method", r.Method, "path", r.URL.Path, "requestId", id)
+		loggerFrom(r.Context()).ErrorContext(r.Context(), "internal error", "err", err, "method", r.Method, "path", r.URL.Path, "requestId", id)
 		p = newProblem(http.StatusInternalServerError, "internal", "Internal error", "",
 			"the server failed to handle this request; quote request id %s when reporting it", id)
 	}

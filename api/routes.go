@@ -13,7 +13,7 @@ import (
 
 func (s *Server) routes() http.Handler {
 	r := chi.NewRouter()
-	r.Use(middleware.RequestID, recoverer, s.observe, securityHeaders, limitBody(s.cfg.MaxBodyBytes))
+	r.Use(middleware.RequestID, withLogger(s.log), recoverer, s.observe, securityHeaders, limitBody(s.cfg.MaxBodyBytes))
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, notFound("path", "no route for path %s", r.URL.Path))
 	})

@@ -164,7 +164,7 @@ func TestUnsupportedMediaType(t *testing.T) {
 
 func TestPanicIsAnOpaque500(t *testing.T) {
 	ts := newTestServer(t)
-	h := recoverer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("secret internal detail") }))
+	h := withLogger(discardLogger())(recoverer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("secret internal detail") })))
 	rec := newRecorder()
 	h.ServeHTTP(rec, mustRequest(t, ts.URL+"/x"))
 	assert.Equal(t, http.StatusInternalServerError, rec.Code)

@@ -33,6 +33,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/coder/websocket"
@@ -103,6 +104,7 @@ func run(o options) error {
 	fmt.Printf("load: %d streams at %d steps/s, %d REST clients at %.0f requests/s, %s, against %s (GOMAXPROCS=%d)\n",
 		o.streams, o.speed, o.rest, o.restRate, o.duration, base, runtime.GOMAXPROCS(0))
 
+	load0, cpu0, wall0 := loadAverage(), cpuTime(), time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), o.duration+o.ramp)
 	defer cancel()
 	st := &stats{restLat: map[string][]time.Duration{}}
@@ -135,6 +137,8 @@ func run(o options) error {
 	}
 	wg.Wait()
 	report(st, mem.stop())
+	fmt.Printf("this process used %.2f cores; load average %s at the start, %s at the end (the machine is shared)\n",
+		(cpuTime()-cpu0).Seconds()/time.Since(wall0).Seconds(), load0, loadAverage())
 	if st.errors.Load() > 0 {
 		return fmt.Errorf("%d errors", st.errors.Load())
 	}
@@ -434,6 +438,24 @@ func (m *memorySampler) stop() *memorySampler {
 		m.peakRSS = vmHWM()
 	}
 	return m
+}
+
+// cpuTime is the CPU time this process has used (user and system).
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// loadAverage is the machine's one-minute load average.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	return strings.Fields(string(b))[0]
 }
 
 // vmHWM is this process's peak resident set size.
