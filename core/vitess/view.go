@@ -319,6 +319,12 @@ func (m *Manager) View(w *sim.World) sim.View {
 		locks.Fields = append(locks.Fields, sim.Field{Name: "wait-for", Value: e})
 	}
 	v := sim.View{Groups: []sim.Group{mgr, locks}}
+	next := map[sim.ProcID]string{}
+	for _, e := range w.Pending() {
+		if _, ok := next[e.Proc]; !ok {
+			next[e.Proc] = m.Describe(w, &e)
+		}
+	}
 	for i := range w.Procs() {
 		p := &w.Procs()[i]
 		status := p.Status.String()
@@ -329,6 +335,9 @@ func (m *Manager) View(w *sim.World) sim.View {
 			status = "waiting on " + w.Conds()[p.WaitingOn].Name
 		}
 		fields := []sim.Field{{Name: "in", Value: m.function(w, p)}, {Name: "status", Value: status}}
+		if d, ok := next[p.ID]; ok {
+			fields = append(fields, sim.Field{Name: "next", Value: d})
+		}
 		if held := m.held(w, p.ID); held != "" {
 			fields = append(fields, sim.Field{Name: "holds", Value: held})
 		}
