@@ -298,3 +298,28 @@ func TestSearchStreamReportsTheResult(t *testing.T) {
 	assert.Equal(t, "result", m.Type)
 	assert.True(t, m.Result.Found)
 }
+
+func TestStreamHandshakeErrorsAreProblems(t *testing.T) {
+	ts := newTestServer(t)
+	run := ts.createRun(t, philoSpec)
+	for _, c := range []struct {
+		name, version, key, field string
+	}{
+		{"old version", "8", "dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Version"},
+		{"no key", "13", "", "Sec-WebSocket-Key"},
+	} {
+		req, err := http.NewRequest(http.MethodGet, ts.URL+"/api/v1/runs/"+run.ID+"/stream", nil)
+		require.NoError(t, err)
+		req.Header.Set("Connection", "Upgrade")
+		req.Header.Set("Upgrade", "websocket")
+		req.Header.Set("Sec-WebSocket-Version", c.version)
+		if c.key != "" {
+			req.Header.Set("Sec-WebSocket-Key", c.key)
+		}
+		res, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		res.Body.Close()
+		assert.Equal(t, http.StatusBadRequest, res.StatusCode, c.name)
+		assert.Equal(t, "application/problem+json", res.Header.Get("Content-Type"), c.name)
+	}
+}

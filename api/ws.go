@@ -30,6 +30,13 @@ func (s *Server) acceptStream(w http.ResponseWriter, r *http.Request) (*websocke
 		w.Header().Set("Upgrade", "websocket")
 		return nil, p
 	}
+	if v := r.Header.Get("Sec-WebSocket-Version"); v != "13" {
+		w.Header().Set("Sec-WebSocket-Version", "13")
+		return nil, badRequest("Sec-WebSocket-Version", "unsupported WebSocket protocol version %q; this server speaks 13", truncate(v, 10))
+	}
+	if r.Header.Get("Sec-WebSocket-Key") == "" {
+		return nil, badRequest("Sec-WebSocket-Key", "the WebSocket handshake has no Sec-WebSocket-Key")
+	}
 	if err := checkOrigin(r, s.cfg.AllowOrigins); err != nil {
 		return nil, err
 	}
