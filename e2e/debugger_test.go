@@ -267,9 +267,11 @@ func whatIf(t *testing.T, p *page) {
 	eval[any](p, fmt.Sprintf(`__rt.seek(%d)`, step))
 	p.wait("the alternatives", `document.querySelectorAll("#whatif li button").length > 0`, 30*time.Second)
 	parent := eval[string](p, `__rt.S.run.id`)
-	p.do(chromedp.Click(chromedp.CSS(`#whatif li button`)))
+	// Clicked from script: the panels above move while states render, so a
+	// click at the button's measured position can miss it.
+	eval[any](p, `document.querySelector("#whatif li button").click()`)
 	p.wait("the fork", fmt.Sprintf(`__rt.S.run.id !== %q && document.querySelectorAll("#forks li").length >= 2`, parent), 30*time.Second)
-	p.do(chromedp.Click(chromedp.CSS(`#forks > ul > li > button`)))
+	eval[any](p, `document.querySelector("#forks > ul > li > button").click()`)
 	p.wait("back on the original run", fmt.Sprintf(`__rt.S.run.id === %q`, parent), 30*time.Second)
 }
 

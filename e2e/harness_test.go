@@ -22,6 +22,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	cdplog "github.com/chromedp/cdproto/log"
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
@@ -167,6 +169,25 @@ func browser(t *testing.T, width, height int) *page {
 		t.Fatal(err)
 	}
 	p := &page{t: t, ctx: ctx}
+	// The Log domain reports what the console shows besides console.*:
+	// failed loads, CSP violations, deprecations.
+	logs := chromedp.Events(ctx, cdplog.EntryAdded)
+	if _, err := chromedp.Call(ctx, cdplog.Enable, cdp.Empty{}); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for ev, err := range logs {
+			if err != nil {
+				return
+			}
+			e := ev.Entry
+			// A 422 is how the server engine answers an invalid parameter:
+			// the page shows it next to the field.
+			if e.Level == cdplog.EntryLevelError && !strings.Contains(e.Text, "status of 422") {
+				p.addConsole(fmt.Sprintf("log %s: %s %s", e.Source, e.Text, e.URL))
+			}
+		}
+	}()
 	exceptions := chromedp.Events(ctx, cdpruntime.ExceptionThrown)
 	console := chromedp.Events(ctx, cdpruntime.ConsoleAPICalled)
 	go func() {
@@ -244,7 +265,7 @@ func eval[T any](p *page, js string) T {
 func (p *page) wait(what, js string, timeout time.Duration) {
 	p.t.Helper()
 	if _, err := chromedp.Run(p.ctx, chromedp.Poll[chromedp.Void](js, chromedp.WithPollingTimeout(timeout), chromedp.WithPollingInterval(20*time.Millisecond))); err != nil {
-		state := eval[json.RawMessage](p, `JSON.stringify({errors: window.__rt && __rt.errors, form: document.querySelector("#formerror")?.textContent, status: document.querySelector("#searchstatus")?.textContent})`)
+		state := eval[json.RawMessage](p, `JSON.stringify({errors: window.__rt && __rt.errors, form: document.querySelector("#formerror")?.textContent, status: document.querySelector("#searchstatus")?.textContent, toast: document.querySelector("#toast")?.textContent, run: window.__rt && __rt.S.run && __rt.S.run.id, loaded: window.__rt && __rt.loaded})`)
 		p.t.Fatalf("waiting for %s (%s): %v; page: %s", what, js, err, state)
 	}
 }
