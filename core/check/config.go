@@ -59,13 +59,14 @@ type Reductions struct {
 
 // DefaultReductions are the reductions a client should offer switched on:
 // bfs keeps the shortest counterexample (no persistent sets, which may
-// lengthen it), dfs uses dynamic partial-order reduction.
+// lengthen it); dfs adds persistent (stubborn) sets. DPOR is opt-in: it
+// stores no state, which pays off only when few interleavings conflict.
 func DefaultReductions(strategy string) Reductions {
 	switch strategy {
 	case BFS:
 		return Reductions{Sleep: true, Symmetry: true}
 	case DFS:
-		return Reductions{Sleep: true, POR: true, DPOR: true, Symmetry: true}
+		return Reductions{Sleep: true, POR: true, Symmetry: true}
 	}
 	return Reductions{}
 }
@@ -104,8 +105,10 @@ type Config struct {
 // Defaults of a search.
 const (
 	DefaultPCTDepth = 3
-	// ShrinkRuns bounds the replays spent shrinking one counterexample.
-	ShrinkRuns = 2000
+	// ShrinkRuns and ShrinkSteps bound the replays, and the steps they
+	// run, spent shrinking one counterexample.
+	ShrinkRuns  = 2000
+	ShrinkSteps = 2_000_000
 	// MaxValueOptions is the most options a value choice inside a step
 	// may have under bfs and dfs, which enumerate every value.
 	MaxValueOptions = 8

@@ -48,8 +48,8 @@ type Bounds struct {
 // Result is the outcome of a search: what was searched, the verdict, the
 // counts and the counterexample.
 type Result struct {
-	Strategy   string     `json:"strategy"`
-	Bounds     Bounds     `json:"bounds"`
+	Strategy string `json:"strategy"`
+	Bounds   Bounds `json:"bounds"`
 	// Reductions are those applied (a reduction that does not preserve
 	// the searched property is left off).
 	Reductions Reductions `json:"reductions"`

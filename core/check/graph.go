@@ -63,12 +63,14 @@ type graphEngine struct {
 	head     int // bfs: index of the next node
 	// visited maps a state hash to the sleep set it was expanded with
 	// (as a process bit mask).
-	visited map[uint64]uint64
-	cut     bool // a state was left unexpanded at the depth bound
-	por     bool // the persistent-set reduction applies to the property
-	racy    bool
-	sym     Symmetric
-	perms   []sim.Permutation
+	visited  map[uint64]uint64
+	cut      bool // a state was left unexpanded at the depth bound
+	por      bool // the persistent-set reduction applies to the property
+	racy     bool
+	locks    bool // the model's lock sets allow stubborn sets
+	lockSets LockSets
+	sym      Symmetric
+	perms    []sim.Permutation
 	// safeAt remembers which (process, pc) steps were found local, to try
 	// them first.
 	safeAt map[[2]int]bool
@@ -103,6 +105,9 @@ func newGraphEngine(x *Explorer) (engine, error) {
 			// every intermediate state an invariant must hold in.
 			e.por = false
 		}
+	}
+	if ls, ok := lockSetsOf(w.Model(), x.base.Variant); ok && e.por {
+		e.locks, e.lockSets = true, ls
 	}
 	if s, ok := w.Model().(Symmetric); ok && x.cfg.Reductions.Symmetry {
 		e.sym, e.perms = s, s.Symmetries(w)
@@ -206,6 +211,9 @@ func (e *graphEngine) expand(n *node) {
 		e.cut = true
 		return
 	}
+	if e.locks && e.expandStubborn(n, ready) {
+		return
+	}
 	var succs []succ
 	for _, k := range e.order(w, ready) {
 		if e.asleep(n, ready, k) {
@@ -243,10 +251,16 @@ func (e *graphEngine) expand(n *node) {
 			vals = next
 		}
 	}
+	e.pushAll(n, succs)
+}
+
+// pushAll queues the successors of n, each with its sleep set: the
+// sleeping and already explored steps independent of it.
+func (e *graphEngine) pushAll(n *node, succs []succ) {
 	var done []footprint
 	for _, s := range succs {
 		var sleep []footprint
-		if x.cfg.Reductions.Sleep {
+		if e.x.cfg.Reductions.Sleep {
 			sleep = e.keepAsleep(n.sleep, s.fp)
 			for _, d := range done {
 				if independent(d, s.fp) {

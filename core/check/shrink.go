@@ -23,6 +23,7 @@ type shrinker struct {
 	n         int // granularity
 	i         int // next complement to try at this granularity
 	runs      int
+	steps     int // steps replayed so far
 	done      bool
 }
 
@@ -38,7 +39,7 @@ func newShrinker(x *Explorer, schedule []int) *shrinker {
 func (s *shrinker) step(budget int) int {
 	used := 0
 	for used < budget && !s.done {
-		if s.runs >= ShrinkRuns || s.x.err != nil {
+		if s.runs >= ShrinkRuns || s.steps >= ShrinkSteps || s.x.err != nil {
 			s.done = true
 			break
 		}
@@ -86,6 +87,7 @@ func (s *shrinker) test(cand []int) ([]int, sim.Violation, bool) {
 		return nil, sim.Violation{}, false
 	}
 	v, ok, err := x.runToViolation(w, spec.Limits())
+	s.steps += w.Steps()
 	if err != nil || !ok || v.Property != s.violation.Property {
 		return nil, sim.Violation{}, false
 	}

@@ -1,0 +1,227 @@
+package check
+
+import (
+	"github.com/racetrack-sim/racetrack/core/philo"
+	"github.com/racetrack-sim/racetrack/core/sim"
+)
+
+// LockSets is implemented by thread models that can say which mutexes a
+// process may still lock or unlock from now on (a superset is fine). With
+// it the partial-order reduction computes stubborn sets (Valmari): from a
+// state it explores the next steps of a set T of processes closed under
+// "a process outside T may later touch a mutex a step in T touches", so no
+// step outside T can interfere with T first. That preserves every
+// deadlock and end state, and for programs where most processes share
+// few locks it explores a small fraction of the interleavings.
+type LockSets interface {
+	MayTouch(w *sim.World, p sim.ProcID) []sim.MutexID
+}
+
+// lockSetsOf returns the model's lock sets: its own, or for the dining
+// philosophers (whose model predates the interface) the two forks of each
+// philosopher still at the table.
+func lockSetsOf(m sim.Model, variant string) (LockSets, bool) {
+	switch t := m.(type) {
+	case LockSets:
+		return t, true
+	case *philo.Table:
+		return philoLockSets{ordered: variant == "fixed"}, true
+	}
+	return nil, false
+}
+
+// philoLockSets follows core/philo: philosopher i takes fork i then fork
+// i+1 (fixed: the lower-numbered first), eats, puts the second down, then
+// the first, and leaves.
+type philoLockSets struct{ ordered bool }
+
+// Program counters of core/philo from which fewer forks remain to touch.
+const (
+	philoPutFirst = 5
+	philoDone     = 6
+)
+
+func (l philoLockSets) MayTouch(w *sim.World, p sim.ProcID) []sim.MutexID {
+	t := w.Model().(*philo.Table)
+	proc := w.Proc(p)
+	if proc.Status == sim.Done || proc.PC >= philoDone {
+		return nil
+	}
+	for i, q := range t.Phils {
+		if q != p {
+			continue
+		}
+		n := len(t.Forks)
+		first, second := i, (i+1)%n
+		if l.ordered && second < first {
+			first, second = second, first
+		}
+		if proc.PC == philoPutFirst {
+			return []sim.MutexID{t.Forks[first]}
+		}
+		return []sim.MutexID{t.Forks[first], t.Forks[second]}
+	}
+	return nil
+}
+
+// maxSeeds bounds the processes tried as the seed of a stubborn set; the
+// smallest set found is explored.
+const maxSeeds = 8
+
+// stubborn is the state of one stubborn-set computation at a state.
+type stubborn struct {
+	e     *graphEngine
+	w     *sim.World
+	ready []sim.Event
+	evIdx []int   // by process: its ready event, -1 if none
+	succ  []*succ // by process: its successor, once computed
+	abort bool    // the state does not fit (a value choice, a condition variable, a global step)
+	found bool    // a successor violated the property
+}
+
+// expandStubborn explores a stubborn set of n's state and reports whether
+// it handled the state (false: expand it fully).
+func (e *graphEngine) expandStubborn(n *node, ready []sim.Event) bool {
+	w := n.w
+	procs := w.Procs()
+	st := &stubborn{e: e, w: w, ready: ready, evIdx: make([]int, len(procs)), succ: make([]*succ, len(procs))}
+	for i := range st.evIdx {
+		st.evIdx[i] = -1
+		if procs[i].Status == sim.Waiting {
+			return false
+		}
+	}
+	for k := range ready {
+		p := ready[k].Proc
+		if st.evIdx[p] >= 0 || procs[p].Kind != sim.Thread {
+			return false
+		}
+		st.evIdx[p] = k
+	}
+	var best []sim.ProcID
+	tried := 0
+	for _, k := range e.order(w, ready) {
+		p := ready[k].Proc
+		if e.asleep(n, ready, k) {
+			continue
+		}
+		t := st.closure(p)
+		if st.found {
+			return true
+		}
+		if st.abort {
+			return false
+		}
+		if best == nil || len(t) < len(best) {
+			best = t
+		}
+		if tried++; len(best) <= 1 || tried >= maxSeeds {
+			break
+		}
+	}
+	var succs []succ
+	for _, p := range best {
+		k := st.evIdx[p]
+		if k < 0 || e.asleep(n, ready, k) {
+			continue
+		}
+		succs = append(succs, *st.succ[p])
+	}
+	e.pushAll(n, succs)
+	return true
+}
+
+// closure is the stubborn set grown from seed.
+func (st *stubborn) closure(seed sim.ProcID) []sim.ProcID {
+	in := make([]bool, len(st.evIdx))
+	var out []sim.ProcID
+	work := []sim.ProcID{seed}
+	ls := st.e.lockSets
+	for len(work) > 0 && !st.abort && !st.found {
+		p := work[len(work)-1]
+		work = work[:len(work)-1]
+		if in[p] {
+			continue
+		}
+		in[p] = true
+		out = append(out, p)
+		s := st.exec(p)
+		if s == nil {
+			return nil
+		}
+		m := s.fp.mutex
+		if m < 0 {
+			continue
+		}
+		for q := range st.evIdx {
+			qp := sim.ProcID(q)
+			if qp == p || in[q] || !touches(ls.MayTouch(st.w, qp), m) {
+				continue
+			}
+			work = append(work, st.enablers(qp, make([]bool, len(st.evIdx)))...)
+		}
+	}
+	return out
+}
+
+func touches(ms []sim.MutexID, m int32) bool {
+	for _, x := range ms {
+		if int32(x) == m {
+			return true
+		}
+	}
+	return false
+}
+
+// enablers are the processes whose steps must come first for q to move:
+// q itself when it is ready, the holder (recursively) of the mutex q is
+// blocked on, nobody for a finished or crashed thread or a wait cycle.
+func (st *stubborn) enablers(q sim.ProcID, seen []bool) []sim.ProcID {
+	if st.evIdx[q] >= 0 {
+		return []sim.ProcID{q}
+	}
+	if seen[q] {
+		return nil
+	}
+	seen[q] = true
+	p := st.w.Proc(q)
+	switch p.Status {
+	case sim.Blocked:
+		h := st.w.Mutex(p.BlockedOn).Holder
+		if h == sim.None {
+			st.abort = true
+			return nil
+		}
+		return st.enablers(h, seen)
+	case sim.Done, sim.Crashed:
+		return nil
+	}
+	st.abort = true
+	return nil
+}
+
+// exec computes p's successor once.
+func (st *stubborn) exec(p sim.ProcID) *succ {
+	if s := st.succ[p]; s != nil {
+		return s
+	}
+	e, k := st.e, st.evIdx[p]
+	c, ch, ok := e.try(st.w, k, nil)
+	if !ok {
+		st.abort = true
+		return nil
+	}
+	fp := e.footprint(st.w, c, &st.ready[k], ch)
+	if kind := c.LastStep().Kind; fp.global || len(ch.ns) > 0 || kind == sim.StepWait || kind == sim.StepSignal {
+		st.abort = true
+		return nil
+	}
+	if v, bad := e.x.violation(c); bad {
+		e.x.report(e.counterexample(c), v)
+		st.found = true
+		return nil
+	}
+	s := &succ{w: c, hash: e.hash(c), fp: fp}
+	st.succ[p] = s
+	return s
+}
