@@ -78,10 +78,14 @@ func (s *Server) searchStream(w http.ResponseWriter, r *http.Request) {
 // followSearch queues progress events until the search is final, then the
 // result.
 func (s *Server) followSearch(ctx context.Context, st SearchStatus, j *job, out *outbox) error {
-	var changed <-chan struct{}
-	if j != nil {
-		st, changed = j.snapshot()
+	if j == nil {
+		// Not running in this process: the stored record is all there is.
+		if !out.push(searchEvent{Type: "result", SearchStatus: st}) {
+			return errSlowClient
+		}
+		return nil
 	}
+	st, changed := j.snapshot()
 	tick := time.NewTicker(searchProgressEvery)
 	defer tick.Stop()
 	dirty := true
