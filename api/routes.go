@@ -51,7 +51,9 @@ func (s *Server) routes() http.Handler {
 	})
 
 	if len(s.cfg.StaticDirs) > 0 {
-		r.Method(http.MethodGet, "/*", staticFiles(s.cfg.StaticDirs))
+		files := staticFiles(s.cfg.StaticDirs)
+		r.Method(http.MethodGet, "/*", files)
+		r.Method(http.MethodHead, "/*", files)
 	}
 	return r
 }

@@ -290,6 +290,8 @@ func TestStaticFiles(t *testing.T) {
 		require.Equal(t, http.StatusOK, res.Status, p)
 		assert.Equal(t, "application/wasm", res.Header.Get("Content-Type"))
 	}
+	res = ts.do(t, http.MethodHead, "/", nil)
+	assert.Equal(t, http.StatusOK, res.Status, "HEAD works on the page")
 	res = ts.get(t, "/../../etc/passwd")
 	assert.Equal(t, http.StatusNotFound, res.Status)
 	res = ts.get(t, "/api/v1/nope")
