@@ -188,15 +188,16 @@ var errQueueFull = errors.New("api: search queue full")
 func (p *searchPool) submit(st SearchStatus, plan *searchPlan) (*job, error) {
 	ctx, cancel := context.WithCancel(p.ctx)
 	j := &job{status: st, cancel: cancel, ctx: ctx, updated: make(chan struct{}), plan: plan}
+	p.mu.Lock()
+	p.jobs[st.ID] = j // before a worker can finish and forget it
+	p.mu.Unlock()
 	select {
 	case p.queue <- j:
 	default:
+		p.forget(st.ID)
 		cancel()
 		return nil, errQueueFull
 	}
-	p.mu.Lock()
-	p.jobs[st.ID] = j
-	p.mu.Unlock()
 	p.s.metrics.queue.Set(float64(len(p.queue)))
 	return j, nil
 }
@@ -266,6 +267,7 @@ func (p *searchPool) finish(j *job, f func(*SearchStatus)) {
 	j.update(func(cur *SearchStatus) { *cur = st })
 	p.s.metrics.searches.WithLabelValues(st.State).Inc()
 	p.forget(st.ID)
+	j.cancel() // releases the job's context
 }
 
 func (s *Server) createSearch(w http.ResponseWriter, r *http.Request) {
