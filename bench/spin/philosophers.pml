@@ -10,7 +10,8 @@
  *   N      philosophers (default 5)
  *   FIXED  1: lower-numbered fork first (global lock order); 0: left first
  *
- * Deadlock freedom is SPIN's check for invalid end states (-DSAFETY).
+ * Deadlock freedom is SPIN's check for invalid end states (-DSAFETY) plus
+ * the assertion in lock that no blocking lock closes a wait-for cycle.
  */
 #ifndef N
 #define N 5
@@ -22,14 +23,26 @@
 
 byte holder[N];   /* NONE or the philosopher holding the fork */
 byte waiter[N];   /* NONE or the one philosopher queued for it (two share a fork) */
+byte blockedOn[N]; /* by philosopher: the fork it is queued for, or NONE */
 
 /* A blocking statement inside atomic ends the atomic step: queueing is
- * one step and "holder[m] == me" (handed over) is the acquired step. */
+ * one step and "holder[m] == me" (handed over) is the acquired step.
+ * Racetrack's no-deadlock includes its kernel's check at every blocking
+ * lock: no cycle in the wait-for graph through the thread that blocks. */
 inline lock(m) {
 	atomic {
 		if
 		:: holder[m] == NONE -> holder[m] = me
-		:: else -> waiter[m] = me; holder[m] == me
+		:: else ->
+			waiter[m] = me; blockedOn[me] = m;
+			t = holder[m]; k = 0;
+			do
+			:: t != me && blockedOn[t] != NONE && k < N -> t = holder[blockedOn[t]]; k++
+			:: else -> break
+			od;
+			assert(t != me);
+			t = 0; k = 0;
+			holder[m] == me; blockedOn[me] = NONE
 		fi
 	}
 }
@@ -44,6 +57,7 @@ inline unlock(m) {
 }
 
 proctype phil(byte me; byte first; byte second) {
+	byte t, k;
 	skip;            /* think */
 	lock(first);
 	lock(second);
@@ -58,7 +72,7 @@ init {
 	atomic {
 		i = 0;
 		do
-		:: i < N -> holder[i] = NONE; waiter[i] = NONE; i++
+		:: i < N -> holder[i] = NONE; waiter[i] = NONE; blockedOn[i] = NONE; i++
 		:: else -> break
 		od;
 		i = 0;

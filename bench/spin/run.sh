@@ -37,7 +37,7 @@ spin_row() {
 		verdict="no deadlock (verified)"; len="-"
 	else
 		verdict="deadlock found"
-		len=$(echo "$out" | sed -n 's/.*invalid end state (at depth \([0-9]*\)).*/\1/p' | head -1)
+		len=$(echo "$out" | sed -n 's/.*(at depth \([0-9]*\)).*/\1/p' | head -1)
 		[ -n "$len" ] || len=$(echo "$out" | sed -n 's/.*depth reached \([0-9]*\).*/\1/p' | head -1)
 	fi
 	printf "| %s | SPIN %s | %s | %s s | %s | %s |\n" "$label" "$cc" "$states" "$(secs "$t0" "$t1")" "$verdict" "$len"

@@ -15,7 +15,8 @@
  *   ITER   cycles per client, poller ticks and row events (default 2)
  *   FIXED  0: v13 (streamMu, the deadlock of #9936); 1: after PR #10132
  *
- * Deadlock freedom is SPIN's check for invalid end states (-DSAFETY).
+ * Deadlock freedom is SPIN's check for invalid end states (-DSAFETY) plus
+ * the assertion in LOCK that no blocking lock closes a wait-for cycle.
  */
 #ifndef C
 #define C 3
@@ -34,6 +35,7 @@
 #define NT     (C + 3)
 
 byte holder[3];
+byte blockedOn[NT];   /* by thread: the mutex it is queued for, or NONE */
 byte queue[3 * NT];   /* FIFO waiters of mutex m at queue[m*NT ..] */
 byte qlen[3];
 
@@ -47,10 +49,21 @@ byte eventsLeft = ITER;
 bool evCtxDone;
 bool vsBusy;          /* the vstream is inside a callback */
 
+/* Racetrack's no-deadlock includes its kernel's check at every blocking
+ * lock: a cycle in the wait-for graph through the thread that blocks. */
 inline LOCK(m) {
 	if
 	:: holder[m] == NONE -> holder[m] = me
-	:: else -> queue[m * NT + qlen[m]] = me; qlen[m]++; holder[m] == me
+	:: else ->
+		queue[m * NT + qlen[m]] = me; qlen[m]++; blockedOn[me] = m;
+		t = holder[m]; k = 0;
+		do
+		:: t != me && blockedOn[t] != NONE && k < NT -> t = holder[blockedOn[t]]; k++
+		:: else -> break
+		od;
+		assert(t != me);
+		t = 0; k = 0;
+		holder[m] == me; blockedOn[me] = NONE
 	fi
 }
 
@@ -86,7 +99,7 @@ inline unsub() {
 }
 
 proctype client(byte me; byte i) {
-	byte j, cycles;
+	byte j, t, k, cycles;
 sub:
 	atomic { LOCK(MU) }
 	atomic {
@@ -124,7 +137,7 @@ leave:
 }
 
 proctype poller(byte me) {
-	byte j;
+	byte j, t, k;
 tick:
 	atomic {
 		if
@@ -171,7 +184,7 @@ done:
 }
 
 proctype vstream(byte me) {
-	byte j;
+	byte j, t, k;
 event:
 	atomic {
 		if
@@ -197,7 +210,7 @@ done:
 }
 
 proctype closer(byte me) {
-	byte j, i;
+	byte j, t, k, i;
 	atomic { LOCK(TICKS) }             /* pollerTicks.Stop() */
 	atomic { pollerStopped = 1; UNLOCK(TICKS) }
 	atomic { LOCK(MU) }
@@ -225,6 +238,11 @@ init {
 	byte k;
 	atomic {
 		holder[MU] = NONE; holder[STREAM] = NONE; holder[TICKS] = NONE;
+		k = 0;
+		do
+		:: k < NT -> blockedOn[k] = NONE; k++
+		:: else -> break
+		od;
 		run poller(0);
 		run vstream(1);
 		run closer(2);

@@ -45,9 +45,9 @@ type Reductions struct {
 	// Sleep turns on sleep sets: a step already explored from a state is
 	// not taken again after an independent step of another process.
 	Sleep bool `json:"sleep"`
-	// POR turns on the persistent-set reduction for deadlock search: when
-	// a thread's next step touches no kernel object, only that step is
-	// explored from the state.
+	// POR turns on the persistent-set reduction for deadlock and end-state
+	// properties: stubborn sets for models with LockSets; otherwise, when
+	// a thread's next step touches no kernel object, only that step.
 	POR bool `json:"por"`
 	// DPOR makes dfs stateless with dynamic partial-order reduction
 	// (deadlock and end-state properties; see dporEngine).

@@ -7,9 +7,24 @@
 // Strategies: random (a swarm over seeds, optionally over parameter
 // ranges), pct (probabilistic concurrency testing, Burckhardt et al.,
 // ASPLOS 2010), and, on untimed models, bfs (shortest counterexample) and
-// dfs, both with canonical state hashing, sleep sets, a persistent-set
-// partial-order reduction and symmetry reduction, each of which can be
-// switched off.
+// dfs, both with canonical state hashing. Reductions, each of which can be
+// switched off: sleep sets; persistent sets (stubborn sets when the model
+// says which mutexes each process may still touch, see LockSets);
+// stateless dynamic partial-order reduction for dfs; and symmetry
+// reduction for models with interchangeable processes (see Symmetric).
+// The independence they rely on: steps of different threads that touch
+// different kernel mutexes commute, i.e. threads share model state only
+// under the kernel's mutexes; a model that breaks this says so
+// (UnlockedSharing) and gets symmetry reduction only. Persistent sets and
+// DPOR preserve deadlocks and end states, not every intermediate state,
+// so they are applied only when the searched property is no-deadlock or
+// an Eventually property (checked at the end of an untimed run); the
+// Result lists the reductions actually applied.
+//
+// A counterexample is the RunSpec of the search plus the schedule (the
+// list of choices) that replays it with scenario.Registry.Execute; it is
+// then shrunk by delta debugging (ddmin) to a locally minimal schedule that
+// violates the same property.
 //
 // An Explorer is driven in slices by its caller: Step(budget) does at most
 // budget units of work (runs, or states) and returns the progress, so the

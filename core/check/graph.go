@@ -113,7 +113,7 @@ func newGraphEngine(x *Explorer) (engine, error) {
 		e.sym, e.perms = s, s.Symmetries(w)
 	}
 	root := &node{w: w}
-	x.applied = Reductions{Sleep: x.cfg.Reductions.Sleep, POR: e.por, Symmetry: e.sym != nil}
+	x.applied = Reductions{Sleep: x.cfg.Reductions.Sleep && !e.racy, POR: e.por, Symmetry: e.sym != nil}
 	if x.cfg.Reductions.DPOR && e.por {
 		e.frontier = append(e.frontier, root)
 		x.applied = Reductions{Sleep: x.cfg.Reductions.Sleep, DPOR: true}
