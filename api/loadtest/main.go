@@ -5,14 +5,16 @@
 //
 //	go run ./api/loadtest -streams 500 -duration 30s
 //
-// Without -addr it starts the server in this process on 127.0.0.1 with a
-// temporary store, so client and server share the machine as they would
-// in production on one box. With -addr it targets a running server, which
-// must be on the loopback interface. Everything is bounded: at most 5000
+// Without -addr it starts the server on 127.0.0.1 with a temporary store
+// in a child process (-inprocess: in this one), so that the load
+// generator and the server are apart as a server and its browsers are.
+// With -addr it targets a running server, which must be on the loopback
+// interface. Peak memory is the server's, from its /metrics. Everything is bounded: at most 5000
 // streams and 5 minutes, and every loop stops at the deadline.
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -25,6 +27,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"regexp"
 	"runtime"
 	"runtime/pprof"
@@ -53,6 +56,7 @@ type options struct {
 	ramp     time.Duration
 	profile  string
 	heap     string
+	inProc   bool
 }
 
 func main() {
@@ -67,7 +71,16 @@ func main() {
 	flag.DurationVar(&o.ramp, "ramp", 3*time.Second, "time over which the streams connect")
 	flag.StringVar(&o.profile, "cpuprofile", "", "write a CPU profile of this process (client and in-process server) to this file")
 	flag.StringVar(&o.heap, "memprofile", "", "write a heap profile at the end of the load to this file")
+	flag.BoolVar(&o.inProc, "inprocess", false, "run the server in this process instead of a child process")
+	serve := flag.Bool("serve", false, "internal: be the child server process")
 	flag.Parse()
+	if *serve {
+		if err := serveChild(); err != nil {
+			fmt.Fprintln(os.Stderr, "loadtest server:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "loadtest:", err)
 		os.Exit(1)
@@ -79,7 +92,7 @@ func run(o options) error {
 		!(o.restRate > 0 && o.restRate <= 5000) {
 		return errors.New("bounds: 0 <= streams <= 5000, 0 < duration <= 5m, 0 <= rest <= 256, 0 < rest-rate <= 5000, runs >= 1")
 	}
-	base, stop, err := target(o.addr)
+	base, stop, err := target(o.addr, o.inProc)
 	if err != nil {
 		return err
 	}
@@ -96,7 +109,7 @@ func run(o options) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	mem := startMemorySampler(base, o.addr == "")
+	mem := startMemorySampler(base, o.addr == "" && o.inProc)
 	ids, err := createRuns(base, o.runs)
 	if err != nil {
 		return err
@@ -145,11 +158,13 @@ func run(o options) error {
 	return nil
 }
 
-// target returns the base URL to load, starting an in-process server when
-// addr is empty. A given addr must be on the loopback interface.
-func target(addr string) (string, func(), error) {
-	if addr != "" {
-		host, _, err := net.SplitHostPort(strings.TrimPrefix(strings.TrimPrefix(addr, "http://"), "https://"))
+// target returns the base URL to load: addr (which must be a loopback
+// address), or a server of our own, in a child process (as a real
+// deployment would be: apart from its clients) or in this one.
+func target(addr string, inProc bool) (string, func(), error) {
+	switch {
+	case addr != "":
+		host, _, err := net.SplitHostPort(strings.TrimPrefix(addr, "http://"))
 		if err != nil {
 			return "", nil, err
 		}
@@ -163,33 +178,94 @@ func target(addr string) (string, func(), error) {
 			}
 		}
 		return "http://" + strings.TrimPrefix(addr, "http://"), func() {}, nil
+	case inProc:
+		srv, err := startServer()
+		if err != nil {
+			return "", nil, err
+		}
+		return srv.url, srv.stop, nil
 	}
+	return startChild()
+}
+
+// ownServer is a server on a temporary store, on 127.0.0.1.
+type ownServer struct {
+	url  string
+	stop func()
+}
+
+func startServer() (*ownServer, error) {
 	dir, err := os.MkdirTemp("", "racetrack-load-")
 	if err != nil {
-		return "", nil, err
+		return nil, err
 	}
 	store, err := api.OpenStore(dir + "/load.db")
 	if err != nil {
-		return "", nil, err
+		return nil, err
 	}
 	srv, err := api.New(api.Config{Registry: catalog.New(), Store: store, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
-		return "", nil, err
+		return nil, err
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return "", nil, err
+		return nil, err
 	}
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = hs.Serve(ln) }()
-	return "http://" + ln.Addr().String(), func() {
+	return &ownServer{url: "http://" + ln.Addr().String(), stop: func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		_ = srv.Shutdown(ctx)
 		_ = hs.Shutdown(ctx)
 		_ = store.Close()
 		_ = os.RemoveAll(dir)
-	}, nil
+	}}, nil
+}
+
+// serveChild is the child process: it serves until its stdin closes (the
+// parent ended, whatever way), having printed its URL.
+func serveChild() error {
+	srv, err := startServer()
+	if err != nil {
+		return err
+	}
+	defer srv.stop()
+	fmt.Println(srv.url)
+	_, _ = io.Copy(io.Discard, os.Stdin)
+	return nil
+}
+
+// startChild runs this program as the server in a child process and
+// returns its URL; stop ends it through its stdin and waits.
+func startChild() (string, func(), error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", nil, err
+	}
+	cmd := exec.Command(exe, "-serve")
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return "", nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return "", nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return "", nil, err
+	}
+	stop := func() {
+		_ = stdin.Close()
+		_ = cmd.Wait()
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		stop()
+		return "", nil, fmt.Errorf("server child: %w", err)
+	}
+	return strings.TrimSpace(line), stop, nil
 }
 
 var client = &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
