@@ -3,7 +3,6 @@ package api
 import (
 	"fmt"
 	"slices"
-	"strconv"
 
 	"github.com/racetrack-sim/racetrack/core/sim"
 	"github.com/racetrack-sim/racetrack/core/timeline"
@@ -70,14 +69,7 @@ func (c *cursor) view() []sim.Group {
 		pt := &c.procs[i]
 		key := procKey{p.Status, p.BlockedOn, p.WaitingOn}
 		if !pt.valid || pt.key != key {
-			state := p.Status.String()
-			switch p.Status {
-			case sim.Blocked:
-				state += " on " + w.Mutex(p.BlockedOn).Name
-			case sim.Waiting:
-				state += " on " + w.Conds()[p.WaitingOn].Name
-			}
-			*pt = procText{key: key, text: state, valid: true}
+			*pt = procText{key: key, text: w.DescribeProc(p.ID), valid: true}
 		}
 		c.procFields[i] = sim.Field{Name: p.Name, Value: pt.text}
 	}
@@ -94,17 +86,7 @@ func (c *cursor) view() []sim.Group {
 		m := &ms[i]
 		lt := &c.locks[i]
 		if !lt.valid || lt.holder != m.Holder || !slices.Equal(lt.waiters, m.Waiters) {
-			val := "free"
-			if m.Holder != sim.None {
-				val = "held by " + w.ProcName(m.Holder)
-			}
-			if len(m.Waiters) > 0 {
-				val += "; " + strconv.Itoa(len(m.Waiters)) + " waiting:"
-				for _, q := range m.Waiters {
-					val += " " + w.ProcName(q)
-				}
-			}
-			*lt = lockText{holder: m.Holder, waiters: append(lt.waiters[:0], m.Waiters...), text: val, valid: true}
+			*lt = lockText{holder: m.Holder, waiters: append(lt.waiters[:0], m.Waiters...), text: w.DescribeMutex(m.ID), valid: true}
 		}
 		c.lockFields[i] = sim.Field{Name: m.Name, Value: lt.text}
 	}

@@ -1,5 +1,7 @@
 package sim
 
+import "strconv"
+
 // View is a display-ready picture of a model's state at one step: groups
 // (a node, a shard, a process, a coordinator's beliefs) of named fields.
 type View struct {
@@ -38,4 +40,35 @@ type Point struct {
 	Step  int32   `json:"step"`
 	Time  Time    `json:"time"`
 	Value float64 `json:"value"`
+}
+
+// DescribeProc says, for the state inspector, what process p is doing:
+// its status, and the mutex or condition variable it waits for.
+func (w *World) DescribeProc(p ProcID) string {
+	pr := &w.procs[p]
+	state := pr.Status.String()
+	switch pr.Status {
+	case Blocked:
+		state += " on " + w.mutexes[pr.BlockedOn].Name
+	case Waiting:
+		state += " on " + w.conds[pr.WaitingOn].Name
+	}
+	return state
+}
+
+// DescribeMutex says who holds m and who waits for it ("held by a;
+// 2 waiting: b c").
+func (w *World) DescribeMutex(id MutexID) string {
+	m := &w.mutexes[id]
+	val := "free"
+	if m.Holder != None {
+		val = "held by " + w.ProcName(m.Holder)
+	}
+	if len(m.Waiters) > 0 {
+		val += "; " + strconv.Itoa(len(m.Waiters)) + " waiting:"
+		for _, q := range m.Waiters {
+			val += " " + w.ProcName(q)
+		}
+	}
+	return val
 }

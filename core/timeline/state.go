@@ -2,7 +2,6 @@ package timeline
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/racetrack-sim/racetrack/core/scenario"
 	"github.com/racetrack-sim/racetrack/core/sim"
@@ -97,31 +96,13 @@ func viewOf(w *sim.World) sim.View {
 func kernelGroups(w *sim.World) []sim.Group {
 	procs := sim.Group{ID: "kernel/processes", Title: "processes", Node: sim.None}
 	for _, p := range w.Procs() {
-		state := p.Status.String()
-		switch p.Status {
-		case sim.Blocked:
-			state += " on " + w.Mutex(p.BlockedOn).Name
-		case sim.Waiting:
-			state += " on " + w.Conds()[p.WaitingOn].Name
-		}
-		procs.Fields = append(procs.Fields, sim.Field{Name: p.Name, Value: state})
+		procs.Fields = append(procs.Fields, sim.Field{Name: p.Name, Value: w.DescribeProc(p.ID)})
 	}
 	groups := []sim.Group{procs}
 	if ms := w.Mutexes(); len(ms) > 0 {
 		locks := sim.Group{ID: "kernel/mutexes", Title: "mutexes", Node: sim.None}
 		for i := range ms {
-			m := &ms[i]
-			val := "free"
-			if m.Holder != sim.None {
-				val = "held by " + w.ProcName(m.Holder)
-			}
-			if len(m.Waiters) > 0 {
-				val += "; " + strconv.Itoa(len(m.Waiters)) + " waiting:"
-				for _, q := range m.Waiters {
-					val += " " + w.ProcName(q)
-				}
-			}
-			locks.Fields = append(locks.Fields, sim.Field{Name: m.Name, Value: val})
+			locks.Fields = append(locks.Fields, sim.Field{Name: ms[i].Name, Value: w.DescribeMutex(ms[i].ID)})
 		}
 		groups = append(groups, locks)
 	}
