@@ -109,7 +109,7 @@ func newGraphEngine(x *Explorer) (engine, error) {
 	if ls, ok := lockSetsOf(w.Model(), x.base.Variant); ok && e.por {
 		e.locks, e.lockSets = true, ls
 	}
-	if s, ok := w.Model().(Symmetric); ok && x.cfg.Reductions.Symmetry {
+	if s, ok := symmetryOf(w.Model(), x.base.Variant); ok && x.cfg.Reductions.Symmetry {
 		e.sym, e.perms = s, s.Symmetries(w)
 	}
 	root := &node{w: w}
@@ -131,7 +131,7 @@ func (e *graphEngine) hash(w *sim.World) uint64 {
 	if e.sym == nil {
 		return w.Hash()
 	}
-	m := w.Model().(Symmetric)
+	m, _ := symmetryOf(w.Model(), e.x.base.Variant)
 	best := w.HashPermuted(nil, func(h *sim.Hasher) { m.HashPermuted(h, nil) })
 	for i := range e.perms {
 		p := &e.perms[i]

@@ -110,6 +110,14 @@ func TestReductionsKeepVerdictsWithLessWork(t *testing.T) {
 
 func TestSymmetryReductionKeepsVerdictsWithFewerStates(t *testing.T) {
 	reg := catalog.New()
+	n := maxPhilosophers()
+	plain := search(t, reg, philo(check.BFS, "buggy", n, check.Reductions{}))
+	rot := search(t, reg, philo(check.BFS, "buggy", n, check.Reductions{Symmetry: true}))
+	t.Logf("philosophers n=%d (rotations): %s; %d states without symmetry, %d with", n, rot.Verdict, plain.States, rot.States)
+	if rot.Verdict != plain.Verdict || rot.Length != plain.Length || !rot.Reductions.Symmetry || rot.States >= plain.States {
+		t.Errorf("rotations: %+v; without: %+v", rot, plain)
+	}
+	replays(t, reg, rot)
 	for _, c := range []struct {
 		variant string
 		iter    int

@@ -225,3 +225,61 @@ func (st *stubborn) exec(p sim.ProcID) *succ {
 	st.succ[p] = s
 	return s
 }
+
+// symmetryOf returns the symmetries of a state's model: its own, or for
+// the dining philosophers who all take the left fork first (whose model
+// predates the interface) the rotations of the table.
+func symmetryOf(m sim.Model, variant string) (Symmetric, bool) {
+	switch t := m.(type) {
+	case Symmetric:
+		return t, true
+	case *philo.Table:
+		if variant == "buggy" {
+			return philoRotations{t: t}, true
+		}
+	}
+	return nil, false
+}
+
+// philoRotations: renaming philosopher i and fork i to i+r (mod n) maps
+// the table of left-first philosophers to itself.
+type philoRotations struct{ t *philo.Table }
+
+func (s philoRotations) Symmetries(w *sim.World) []sim.Permutation {
+	t := s.t
+	n := len(t.Phils)
+	var out []sim.Permutation
+	for r := 1; r < n; r++ {
+		p := sim.Permutation{Procs: make([]sim.ProcID, len(w.Procs())), Mutexes: make([]sim.MutexID, len(w.Mutexes()))}
+		for q := range p.Procs {
+			p.Procs[q] = sim.ProcID(q)
+		}
+		for m := range p.Mutexes {
+			p.Mutexes[m] = sim.MutexID(m)
+		}
+		for i := 0; i < n; i++ {
+			p.Procs[t.Phils[i]] = t.Phils[(i+r)%n]
+			p.Mutexes[t.Forks[i]] = t.Forks[(i+r)%n]
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// HashPermuted folds the meals eaten (the model state philo.Table.Hash
+// folds), seat j holding the meals of the philosopher renamed to j.
+func (s philoRotations) HashPermuted(h *sim.Hasher, p *sim.Permutation) {
+	t := s.t
+	n := len(t.Phils)
+	for j := 0; j < n; j++ {
+		i := j
+		if p != nil {
+			for k := 0; k < n; k++ {
+				if p.Procs[t.Phils[k]] == t.Phils[j] {
+					i = k
+				}
+			}
+		}
+		h.Int(t.Eaten[i])
+	}
+}

@@ -122,7 +122,11 @@ func (w *World) HashPermuted(p *Permutation, model func(h *Hasher)) uint64 {
 		eh.Int64(int64(e.At - w.now))
 		eh.Int(int(p.proc(e.Proc)))
 		eh.Int(int(e.Kind))
-		eh.Int(int(p.proc(e.From)))
+		if e.Kind == EvDeliver {
+			eh.Int(int(p.proc(e.From)))
+		} else {
+			eh.Int(int(e.From))
+		}
 		if e.Kind == EvAcquire {
 			eh.Int(int(p.mutex(MutexID(e.Timer))))
 		} else {
