@@ -95,17 +95,18 @@ func newGraphEngine(x *Explorer) (engine, error) {
 	if u, ok := w.Model().(UnlockedSharing); ok {
 		e.racy = u.SharesUnlockedState()
 	}
-	e.por = x.cfg.Reductions.POR && !e.racy
+	// Persistent sets and DPOR preserve the reachable end states, not
+	// every intermediate state an invariant must hold in.
+	partialOrder := !e.racy
 	for _, p := range w.PropertyList() {
 		if x.cfg.Property != "" && p.Name != x.cfg.Property {
 			continue
 		}
 		if p.Kind == sim.KindAlways {
-			// A persistent set preserves the reachable end states, not
-			// every intermediate state an invariant must hold in.
-			e.por = false
+			partialOrder = false
 		}
 	}
+	e.por = x.cfg.Reductions.POR && partialOrder
 	if ls, ok := lockSetsOf(w.Model(), x.base.Variant); ok && e.por {
 		e.locks, e.lockSets = true, ls
 	}
@@ -114,7 +115,7 @@ func newGraphEngine(x *Explorer) (engine, error) {
 	}
 	root := &node{w: w}
 	x.applied = Reductions{Sleep: x.cfg.Reductions.Sleep && !e.racy, POR: e.por, Symmetry: e.sym != nil}
-	if x.cfg.Reductions.DPOR && e.por {
+	if x.cfg.Reductions.DPOR && partialOrder {
 		e.frontier = append(e.frontier, root)
 		x.applied = Reductions{Sleep: x.cfg.Reductions.Sleep, DPOR: true}
 		return newDPOREngine(x, e)
