@@ -54,7 +54,7 @@ func debuggerSuite(t *testing.T, p *page, base, engine string) {
 	for _, sc := range reg.List() {
 		t.Run(sc.ID, func(t *testing.T) {
 			p.t = t
-			p.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`#scenarios button[data-id=%q]`, sc.ID))))
+			p.click(fmt.Sprintf(`#scenarios button[data-id=%q]`, sc.ID))
 			p.wait("the story", fmt.Sprintf(`document.querySelector("#story h2")?.textContent === %q`, sc.Title), 5*time.Second)
 			for _, v := range sc.Variants {
 				runVariant(t, p, sc, v.ID)
@@ -68,7 +68,7 @@ func debuggerSuite(t *testing.T, p *page, base, engine string) {
 	t.Run("compare", func(t *testing.T) {
 		p.t = t
 		selectScenario(p, "dining-philosophers")
-		p.do(chromedp.Click(chromedp.ID("compare")))
+		p.click("#compare")
 		p.wait("the comparison", `!document.querySelector("#comparepanel").hidden && __rt.S.compare`, 60*time.Second)
 		text := eval[string](p, `document.querySelector("#compareout").textContent`)
 		if !strings.Contains(text, "property") {
@@ -103,9 +103,9 @@ func selectScenario(p *page, id string) {
 // runVariant runs the default preset of one variant and checks the page
 // shows it: the diagram, the position, the property verdicts.
 func runVariant(t *testing.T, p *page, sc *scenario.Scenario, variant string) {
-	p.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`#variants input[value=%q]`, variant))))
+	p.click(fmt.Sprintf(`#variants label:has(input[value=%q])`, variant))
 	before := eval[int](p, `__rt.drawn`)
-	p.do(chromedp.Click(chromedp.ID("run")))
+	p.click("#run")
 	p.wait("the run of "+variant, fmt.Sprintf(`__rt.S.run && __rt.S.run.spec.variant === %q && __rt.S.run.spec.scenario === %q && __rt.loaded === __rt.S.run.id && __rt.drawn > %d`, variant, sc.ID, before), 60*time.Second)
 	ri := eval[runInfo](p, runInfoJS)
 	if ri.Steps == 0 {
@@ -162,7 +162,7 @@ func propertyPanel(t *testing.T, p *page, sc *scenario.Scenario) {
 		t.Fatalf("%s: no preset and seed up to %d of variant %s violates a property", sc.ID, maxSeedTried, sc.Variants[0].ID)
 	}
 	loadSpec(p, spec)
-	p.do(chromedp.Click(chromedp.CSS(`#props li.bad button`)))
+	p.click(`#props li.bad button`)
 	p.wait("the causal slice", `__rt.S.slice && __rt.S.state && __rt.S.state.step === __rt.S.slice.step`, 10*time.Second)
 	vstep := eval[int](p, `__rt.S.run.violations[0].step`)
 	if got := eval[int](p, `__rt.S.step`); got != vstep {
@@ -186,11 +186,11 @@ func searchFindsBug(t *testing.T, p *page) {
 	p.do(
 		chromedp.SetValue(chromedp.ID("preset"), "lock-level"),
 		chromedp.Evaluate[chromedp.Void](`document.querySelector("#preset").dispatchEvent(new Event("change"))`),
-		chromedp.Click(chromedp.CSS(`#variants input[value="buggy"]`)),
 		chromedp.SetValue(chromedp.ID("strategy"), "bfs"),
 		chromedp.SetValue(chromedp.ID("budget"), "20000"),
 	)
-	p.do(chromedp.Click(chromedp.ID("searchgo")))
+	p.click(`#variants label:has(input[value="buggy"])`)
+	p.click("#searchgo")
 	p.wait("the search result", `__rt.lastSearch && __rt.S.search === null`, 120*time.Second)
 	res := eval[map[string]any](p, `__rt.lastSearch`)
 	if res["found"] != true {
@@ -208,14 +208,14 @@ func searchCancels(t *testing.T, p *page) {
 	p.do(
 		chromedp.SetValue(chromedp.ID("preset"), "table"),
 		chromedp.Evaluate[chromedp.Void](`document.querySelector("#preset").dispatchEvent(new Event("change"))`),
-		chromedp.Click(chromedp.CSS(`#variants input[value="fixed"]`)),
 		chromedp.SetValue(chromedp.ID("strategy"), "random"),
 		chromedp.SetValue(chromedp.ID("budget"), "1000000"),
-		chromedp.Click(chromedp.ID("searchgo")),
 	)
+	p.click(`#variants label:has(input[value="fixed"])`)
+	p.click("#searchgo")
 	p.wait("progress", `__rt.searchProgress > 0 && document.querySelector("#searchstatus").textContent.includes("runs")`, 60*time.Second)
 	status := eval[string](p, `document.querySelector("#searchstatus").textContent`)
-	p.do(chromedp.Click(chromedp.ID("searchcancel")))
+	p.click("#searchcancel")
 	p.wait("the cancelled search", `__rt.lastSearch && __rt.S.search === null`, 30*time.Second)
 	if got := eval[string](p, `document.querySelector("#searchstatus").textContent`); !strings.HasPrefix(got, "Cancelled") {
 		t.Errorf("after cancel the status reads %q", got)
@@ -225,7 +225,9 @@ func searchCancels(t *testing.T, p *page) {
 
 func shareLinkRestores(t *testing.T, p *page, base string) {
 	selectScenario(p, "dining-philosophers")
-	p.do(chromedp.Click(chromedp.CSS(`#variants input[value="buggy"]`)), chromedp.SetValue(chromedp.ID("seed"), "7"), chromedp.Click(chromedp.ID("run")))
+	p.click(`#variants label:has(input[value="buggy"])`)
+	p.do(chromedp.SetValue(chromedp.ID("seed"), "7"))
+	p.click("#run")
 	p.wait("seed 7", `__rt.S.run && __rt.S.run.spec.seed === 7 && __rt.loaded === __rt.S.run.id`, 60*time.Second)
 	want := eval[int](p, `__rt.S.total`) / 3
 	eval[any](p, fmt.Sprintf(`__rt.seek(%d)`, want))
@@ -246,7 +248,8 @@ func shareLinkRestores(t *testing.T, p *page, base string) {
 func badParameter(t *testing.T, p *page) {
 	selectScenario(p, "dining-philosophers")
 	p.do(chromedp.Evaluate[chromedp.Void](`document.querySelector("#paramsbox").open = true`))
-	p.do(chromedp.SetValue(chromedp.CSS(`#params [name="meals"]`), "0"), chromedp.Click(chromedp.ID("run")))
+	p.do(chromedp.SetValue(chromedp.CSS(`#params [name="meals"]`), "0"))
+	p.click("#run")
 	p.wait("the field message", `(() => { const m = document.querySelector('[data-param="meals"] .msg'); return m && !m.hidden && m.textContent.length > 0; })()`, 30*time.Second)
 	msg := eval[string](p, `document.querySelector('[data-param="meals"] .msg').textContent`)
 	if !strings.Contains(msg, "outside the allowed range") {
@@ -258,7 +261,9 @@ func badParameter(t *testing.T, p *page) {
 
 func whatIf(t *testing.T, p *page) {
 	selectScenario(p, "dining-philosophers")
-	p.do(chromedp.Click(chromedp.CSS(`#variants input[value="buggy"]`)), chromedp.SetValue(chromedp.ID("seed"), "3"), chromedp.Click(chromedp.ID("run")))
+	p.click(`#variants label:has(input[value="buggy"])`)
+	p.do(chromedp.SetValue(chromedp.ID("seed"), "3"))
+	p.click("#run")
 	p.wait("seed 3", `__rt.S.run && __rt.S.run.spec.seed === 3 && __rt.loaded === __rt.S.run.id`, 60*time.Second)
 	step := eval[int](p, `__rt.S.steps.findIndex((s) => s.choices > 0)`)
 	if step < 0 {

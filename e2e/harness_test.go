@@ -270,6 +270,14 @@ func (p *page) wait(what, js string, timeout time.Duration) {
 	}
 }
 
+// click scrolls the element to the middle of the window (clear of the
+// sticky header) and clicks it like a person would.
+func (p *page) click(css string) {
+	p.t.Helper()
+	eval[any](p, fmt.Sprintf(`document.querySelector(%q).scrollIntoView({block: "center"})`, css))
+	p.do(chromedp.Click(chromedp.CSS(css)))
+}
+
 func (p *page) open(url string) {
 	p.t.Helper()
 	p.do(chromedp.Navigate(url))
