@@ -64,10 +64,14 @@ func (s *Server) planSearch(req SearchRequest) (*searchPlan, error) {
 	if seconds == 0 {
 		seconds = min(defaultSearchSeconds, s.cfg.MaxSearchSeconds)
 	}
+	red := check.DefaultReductions(req.Strategy)
+	if req.Reductions != nil {
+		red = *req.Reductions
+	}
 	x, err := check.New(s.reg, check.Config{
 		Scenario: req.Scenario, Preset: req.Preset, Variant: req.Variant, Params: req.Params,
 		Property: req.Property, Strategy: req.Strategy, Seed: req.Seed,
-		Budget: check.Budget{States: b.States, Runs: b.Runs},
+		Budget: check.Budget{States: b.States, Runs: b.Runs}, Reductions: red,
 	})
 	if err != nil {
 		var fe *scenario.FieldError

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/racetrack-sim/racetrack/core/check"
 	"github.com/racetrack-sim/racetrack/core/scenario"
 )
 
@@ -129,4 +130,15 @@ func TestUnfinishedSearchResumesAfterRestart(t *testing.T) {
 	res := ts2.do(t, http.MethodDelete, "/api/v1/searches/"+blocker, nil)
 	require.Equal(t, http.StatusOK, res.Status)
 	assert.Regexp(t, `"state":"(cancelled|done)"`, string(res.Body))
+}
+
+func TestSearchReductionsDefaultToTheStrategys(t *testing.T) {
+	ts := newTestServer(t)
+	plan, err := ts.Server.planSearch(SearchRequest{Scenario: "dining-philosophers", Preset: "lock-level", Variant: "fixed", Strategy: "dfs"})
+	require.NoError(t, err)
+	require.Equal(t, check.DefaultReductions("dfs"), plan.explorer.Config().Reductions)
+	off := check.Reductions{}
+	plan, err = ts.Server.planSearch(SearchRequest{Scenario: "dining-philosophers", Preset: "lock-level", Variant: "fixed", Strategy: "dfs", Reductions: &off})
+	require.NoError(t, err)
+	require.Equal(t, off, plan.explorer.Config().Reductions)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/racetrack-sim/racetrack/core/check"
 	"github.com/racetrack-sim/racetrack/core/scenario"
 )
 
@@ -26,6 +27,9 @@ type SearchRequest struct {
 	Budget   SearchBudget   `json:"budget"`
 	Params   map[string]any `json:"params,omitempty"`
 	Seed     uint64         `json:"seed,omitempty"`
+	// Reductions switch the exhaustive searches' reductions one by one;
+	// absent, the strategy's defaults (check.DefaultReductions) apply.
+	Reductions *check.Reductions `json:"reductions,omitempty"`
 }
 
 // SearchBudget bounds one search; zero fields take the server's defaults.
