@@ -3,7 +3,8 @@ package check
 import (
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/racetrack-sim/racetrack/core/scenario"
@@ -199,9 +200,9 @@ func (cfg Config) normalize(reg *scenario.Registry) (Config, scenario.RunSpec, *
 }
 
 func (cfg Config) withParam(spec scenario.RunSpec, name string, v any) scenario.RunSpec {
-	params := make(map[string]any, len(spec.Params)+1)
-	for k, x := range spec.Params {
-		params[k] = x
+	params := maps.Clone(spec.Params)
+	if params == nil {
+		params = map[string]any{}
 	}
 	params[name] = v
 	spec.Params = params
@@ -209,10 +210,5 @@ func (cfg Config) withParam(spec scenario.RunSpec, name string, v any) scenario.
 }
 
 func sortedRangeKeys(m map[string]ParamRange) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
+	return slices.Sorted(maps.Keys(m))
 }

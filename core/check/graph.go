@@ -107,10 +107,10 @@ func newGraphEngine(x *Explorer) (engine, error) {
 		}
 	}
 	e.por = x.cfg.Reductions.POR && partialOrder
-	if ls, ok := lockSetsOf(w.Model(), x.base.Variant); ok && e.por {
+	if ls, ok := lockSetsOf(w.Model()); ok && e.por {
 		e.locks, e.lockSets = true, ls
 	}
-	if s, ok := symmetryOf(w.Model(), x.base.Variant); ok && x.cfg.Reductions.Symmetry {
+	if s, ok := symmetryOf(w.Model()); ok && x.cfg.Reductions.Symmetry {
 		e.sym, e.perms = s, s.Symmetries(w)
 	}
 	root := &node{w: w}
@@ -132,7 +132,7 @@ func (e *graphEngine) hash(w *sim.World) uint64 {
 	if e.sym == nil {
 		return w.Hash()
 	}
-	m, _ := symmetryOf(w.Model(), e.x.base.Variant)
+	m, _ := symmetryOf(w.Model())
 	best := w.HashPermuted(nil, func(h *sim.Hasher) { m.HashPermuted(h, nil) })
 	for i := range e.perms {
 		p := &e.perms[i]

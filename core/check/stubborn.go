@@ -1,7 +1,6 @@
 package check
 
 import (
-	"github.com/racetrack-sim/racetrack/core/philo"
 	"github.com/racetrack-sim/racetrack/core/sim"
 )
 
@@ -17,51 +16,10 @@ type LockSets interface {
 	MayTouch(w *sim.World, p sim.ProcID) []sim.MutexID
 }
 
-// lockSetsOf returns the model's lock sets: its own, or for the dining
-// philosophers (whose model predates the interface) the two forks of each
-// philosopher still at the table.
-func lockSetsOf(m sim.Model, variant string) (LockSets, bool) {
-	switch t := m.(type) {
-	case LockSets:
-		return t, true
-	case *philo.Table:
-		return philoLockSets{ordered: variant == "fixed"}, true
-	}
-	return nil, false
-}
-
-// philoLockSets follows core/philo: philosopher i takes fork i then fork
-// i+1 (fixed: the lower-numbered first), eats, puts the second down, then
-// the first, and leaves.
-type philoLockSets struct{ ordered bool }
-
-// Program counters of core/philo from which fewer forks remain to touch.
-const (
-	philoPutFirst = 5
-	philoDone     = 6
-)
-
-func (l philoLockSets) MayTouch(w *sim.World, p sim.ProcID) []sim.MutexID {
-	t := w.Model().(*philo.Table)
-	proc := w.Proc(p)
-	if proc.Status == sim.Done || proc.PC >= philoDone {
-		return nil
-	}
-	for i, q := range t.Phils {
-		if q != p {
-			continue
-		}
-		n := len(t.Forks)
-		first, second := i, (i+1)%n
-		if l.ordered && second < first {
-			first, second = second, first
-		}
-		if proc.PC == philoPutFirst {
-			return []sim.MutexID{t.Forks[first]}
-		}
-		return []sim.MutexID{t.Forks[first], t.Forks[second]}
-	}
-	return nil
+// lockSetsOf returns the model's lock sets, if it has them.
+func lockSetsOf(m sim.Model) (LockSets, bool) {
+	l, ok := m.(LockSets)
+	return l, ok
 }
 
 // maxSeeds bounds the processes tried as the seed of a stubborn set; the
@@ -226,60 +184,8 @@ func (st *stubborn) exec(p sim.ProcID) *succ {
 	return s
 }
 
-// symmetryOf returns the symmetries of a state's model: its own, or for
-// the dining philosophers who all take the left fork first (whose model
-// predates the interface) the rotations of the table.
-func symmetryOf(m sim.Model, variant string) (Symmetric, bool) {
-	switch t := m.(type) {
-	case Symmetric:
-		return t, true
-	case *philo.Table:
-		if variant == "buggy" {
-			return philoRotations{t: t}, true
-		}
-	}
-	return nil, false
-}
-
-// philoRotations: renaming philosopher i and fork i to i+r (mod n) maps
-// the table of left-first philosophers to itself.
-type philoRotations struct{ t *philo.Table }
-
-func (s philoRotations) Symmetries(w *sim.World) []sim.Permutation {
-	t := s.t
-	n := len(t.Phils)
-	var out []sim.Permutation
-	for r := 1; r < n; r++ {
-		p := sim.Permutation{Procs: make([]sim.ProcID, len(w.Procs())), Mutexes: make([]sim.MutexID, len(w.Mutexes()))}
-		for q := range p.Procs {
-			p.Procs[q] = sim.ProcID(q)
-		}
-		for m := range p.Mutexes {
-			p.Mutexes[m] = sim.MutexID(m)
-		}
-		for i := 0; i < n; i++ {
-			p.Procs[t.Phils[i]] = t.Phils[(i+r)%n]
-			p.Mutexes[t.Forks[i]] = t.Forks[(i+r)%n]
-		}
-		out = append(out, p)
-	}
-	return out
-}
-
-// HashPermuted folds the meals eaten (the model state philo.Table.Hash
-// folds), seat j holding the meals of the philosopher renamed to j.
-func (s philoRotations) HashPermuted(h *sim.Hasher, p *sim.Permutation) {
-	t := s.t
-	n := len(t.Phils)
-	for j := 0; j < n; j++ {
-		i := j
-		if p != nil {
-			for k := 0; k < n; k++ {
-				if p.Procs[t.Phils[k]] == t.Phils[j] {
-					i = k
-				}
-			}
-		}
-		h.Int(t.Eaten[i])
-	}
+// symmetryOf returns the model's symmetries, if it has them.
+func symmetryOf(m sim.Model) (Symmetric, bool) {
+	sym, ok := m.(Symmetric)
+	return sym, ok
 }
