@@ -718,6 +718,9 @@ func (g *diagram) stepTitle(i int) string {
 // the process whose step it was.
 func (g *diagram) violations() {
 	vs := g.tl.Violations()
+	// Labels that would overlap the one drawn before shrink to the mark;
+	// the hover title still names every property.
+	prevRight := math.Inf(-1)
 	for k := 0; k < len(vs); k++ {
 		v := vs[k]
 		names, msgs := v.Property, v.Property+": "+v.Message
@@ -732,11 +735,18 @@ func (g *diagram) violations() {
 		x := g.x(v.Step)
 		dim := g.dim(v.Step)
 		g.add(Shape{Type: Line, Class: "violation", X: x, Y: g.top - 6, X2: x, Y2: g.bottom, Step: v.Step, Dim: dim, Title: msgs})
-		cls, tx := "violation-label", x+4
-		if x+textWidth(names, 11)+8 > g.right+marginRight {
-			cls, tx = "violation-label-end", x-4
+		text := "✖ " + names
+		w := textWidth(text, 11)
+		cls, tx, left := "violation-label", x+4, x+4
+		if x+w+8 > g.right+marginRight {
+			cls, tx, left = "violation-label-end", x-4, x-4-w
 		}
-		g.add(Shape{Type: Text, Class: cls, X: tx, Y: g.top - 12, Text: "✖ " + names, Step: v.Step, Dim: dim, Title: msgs})
+		if left < prevRight+6 {
+			text, cls, tx, left = "✖", "violation-label", x-4, x-4
+			w = textWidth(text, 11)
+		}
+		prevRight = left + w
+		g.add(Shape{Type: Text, Class: cls, X: tx, Y: g.top - 12, Text: text, Step: v.Step, Dim: dim, Title: msgs})
 		if li := g.laneOf[g.tr.Step(v.Step).Proc]; li >= 0 {
 			y := g.lanes[li].cy
 			r := glyphR + 3

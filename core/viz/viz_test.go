@@ -504,3 +504,43 @@ func FuzzLayout(f *testing.F) {
 		}
 	})
 }
+
+func TestViolationLabelsDoNotOverlap(t *testing.T) {
+	reg := catalog.New()
+	// Seed 2 of wrong-shard-remote violates both properties, at steps 6
+	// and 42; squeezed into a narrow window their labels would collide.
+	tl, err := timeline.Record(reg, scenario.RunSpec{Scenario: "scylla-mv-backlog", Preset: "wrong-shard-remote", Seed: 2}, timeline.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tl.Violations()) < 2 {
+		t.Fatalf("want two violations, got %v", tl.Violations())
+	}
+	for _, width := range []float64{420, 1400} {
+		d, err := viz.Layout(tl, viz.Options{Axis: "step", Width: width})
+		if err != nil {
+			t.Fatal(err)
+		}
+		type span struct{ l, r float64 }
+		var spans []span
+		for _, s := range d.Shapes {
+			if !strings.HasPrefix(s.Class, "violation-label") {
+				continue
+			}
+			w := viz.TextWidth(s.Text, 11)
+			l := s.X
+			if s.Class == "violation-label-end" {
+				l -= w
+			}
+			for _, o := range spans {
+				if l < o.r && o.l < l+w {
+					t.Fatalf("width %v: label %q at [%.0f, %.0f] overlaps one at [%.0f, %.0f]", width, s.Text, l, l+w, o.l, o.r)
+				}
+			}
+			spans = append(spans, span{l, l + w})
+		}
+		if len(spans) != 2 {
+			t.Fatalf("width %v: %d violation labels, want 2", width, len(spans))
+		}
+	}
+}
