@@ -111,7 +111,9 @@ func newGraphEngine(x *Explorer) (engine, error) {
 		e.locks, e.lockSets = true, ls
 	}
 	if s, ok := symmetryOf(w.Model()); ok && x.cfg.Reductions.Symmetry {
-		e.sym, e.perms = s, s.Symmetries(w)
+		if perms := s.Symmetries(w); len(perms) > 0 {
+			e.sym, e.perms = s, perms
+		}
 	}
 	root := &node{w: w}
 	x.applied = Reductions{Sleep: x.cfg.Reductions.Sleep && !e.racy, POR: e.por, Symmetry: e.sym != nil}
