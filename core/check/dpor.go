@@ -3,7 +3,6 @@ package check
 import (
 	"slices"
 
-	"github.com/racetrack-sim/racetrack/core/scenario"
 	"github.com/racetrack-sim/racetrack/core/sim"
 )
 
@@ -73,11 +72,7 @@ func (e *dporEngine) frame(w *sim.World, sleep []footprint) *dporFrame {
 	x.prog.Depth = max(x.prog.Depth, w.Steps())
 	ready := w.Ready()
 	if len(ready) == 0 {
-		w.StepWithin(sim.Limits{})
-		w.Finish()
-		if v, ok := x.violation(w); ok {
-			x.report(e.counterexample(w), v)
-		}
+		x.settleEnd(w)
 		return nil
 	}
 	if w.Steps() >= x.cfg.Budget.Depth {
@@ -96,7 +91,7 @@ func (e *dporEngine) frame(w *sim.World, sleep []footprint) *dporFrame {
 			}
 			fp := g.footprint(w, c, &ready[k], ch)
 			if v, bad := x.violation(c); bad {
-				x.report(e.counterexample(c), v)
+				x.report(x.counterexample(c), v)
 				return nil
 			}
 			if len(f.probes[p]) > 0 {
@@ -239,12 +234,6 @@ func (e *dporEngine) childSleep(f *dporFrame) []footprint {
 		}
 	}
 	return out
-}
-
-func (e *dporEngine) counterexample(w *sim.World) (spec scenario.RunSpec) {
-	spec = e.x.base
-	spec.Schedule = slices.Clone(w.Schedule())
-	return spec
 }
 
 func lowestBit(m uint64) int {

@@ -203,11 +203,7 @@ func (e *graphEngine) expand(n *node) {
 	x.prog.Depth = max(x.prog.Depth, w.Steps())
 	ready := w.Ready()
 	if len(ready) == 0 {
-		w.StepWithin(sim.Limits{})
-		w.Finish()
-		if v, ok := x.violation(w); ok {
-			x.report(e.counterexample(w), v)
-		}
+		x.settleEnd(w)
 		return
 	}
 	if w.Steps() >= x.cfg.Budget.Depth {
@@ -234,7 +230,7 @@ func (e *graphEngine) expand(n *node) {
 			}
 			fp := e.footprint(w, c, &ready[k], ch)
 			if v, bad := x.violation(c); bad {
-				x.report(e.counterexample(c), v)
+				x.report(x.counterexample(c), v)
 				return
 			}
 			s := succ{w: c, hash: e.hash(c), fp: fp}
@@ -415,11 +411,6 @@ func (e *graphEngine) footprint(w, c *sim.World, ev *sim.Event, ch *forceChooser
 }
 
 // counterexample is the spec that replays the path to w.
-func (e *graphEngine) counterexample(w *sim.World) (spec scenario.RunSpec) {
-	spec = e.x.base
-	spec.Schedule = slices.Clone(w.Schedule())
-	return spec
-}
 
 // forceChooser takes one given ready event, then the given values for the
 // value choices inside the step (0 past their end), recording how many
@@ -463,4 +454,22 @@ func (f *forceChooser) next() ([]int, bool) {
 		}
 	}
 	return nil, false
+}
+
+// settleEnd runs the end of a run that has nothing left to step (the
+// kernel's end-of-run checks) and reports what it violates.
+func (x *Explorer) settleEnd(w *sim.World) {
+	w.StepWithin(sim.Limits{})
+	w.Finish()
+	if v, ok := x.violation(w); ok {
+		x.report(x.counterexample(w), v)
+	}
+}
+
+// counterexample is the spec that replays w's run: the base spec with
+// w's schedule.
+func (x *Explorer) counterexample(w *sim.World) scenario.RunSpec {
+	spec := x.base
+	spec.Schedule = slices.Clone(w.Schedule())
+	return spec
 }

@@ -175,7 +175,7 @@ func (st *stubborn) exec(p sim.ProcID) *succ {
 		return nil
 	}
 	if v, bad := e.x.violation(c); bad {
-		e.x.report(e.counterexample(c), v)
+		e.x.report(e.x.counterexample(c), v)
 		st.found = true
 		return nil
 	}
