@@ -105,18 +105,11 @@ func (s *Server) runStream(w http.ResponseWriter, r *http.Request) {
 	} else if v > 0 {
 		speed = float64(v)
 	}
-	c, err := s.acceptStream(w, r)
-	if err != nil {
-		if !errors.Is(err, errAccepted) {
-			writeError(w, r, err)
-		}
+	c, ctx, cancel, done, ok := s.openStream(w, r, "run")
+	if !ok {
 		return
 	}
-	defer c.CloseNow()
-	defer s.trackStream("run")()
-
-	ctx, cancel := s.streamContext()
-	defer cancel(nil)
+	defer done()
 	out := newOutbox(s.cfg.StreamQueue)
 	cmds := make(chan []byte)
 	writerDone := make(chan struct{})

@@ -26,18 +26,11 @@ func (s *Server) searchStream(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	c, err := s.acceptStream(w, r)
-	if err != nil {
-		if !errors.Is(err, errAccepted) {
-			writeError(w, r, err)
-		}
+	c, ctx, cancel, done, ok := s.openStream(w, r, "search")
+	if !ok {
 		return
 	}
-	defer c.CloseNow()
-	defer s.trackStream("search")()
-
-	ctx, cancel := s.streamContext()
-	defer cancel(nil)
+	defer done()
 	readCtx := c.CloseRead(context.Background())
 	stop := context.AfterFunc(readCtx, func() { cancel(errClientClosed) })
 	defer stop()

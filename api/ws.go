@@ -261,6 +261,27 @@ func (s *Server) streamContext() (context.Context, context.CancelCauseFunc) {
 	}
 }
 
+// openStream accepts a WebSocket of the given kind (or answers the
+// request with a problem and returns !ok), counts it as open, and gives it
+// a context that ends with the server. The caller defers done, which ends
+// the context, uncounts the stream and closes the connection.
+func (s *Server) openStream(w http.ResponseWriter, r *http.Request, kind string) (c *websocket.Conn, ctx context.Context, cancel context.CancelCauseFunc, done func(), ok bool) {
+	c, err := s.acceptStream(w, r)
+	if err != nil {
+		if !errors.Is(err, errAccepted) {
+			writeError(w, r, err)
+		}
+		return nil, nil, nil, nil, false
+	}
+	untrack := s.trackStream(kind)
+	ctx, cancel = s.streamContext()
+	return c, ctx, cancel, func() {
+		cancel(nil)
+		untrack()
+		c.CloseNow()
+	}, true
+}
+
 // trackStream counts an open stream until the returned func is called.
 func (s *Server) trackStream(kind string) func() {
 	s.streamsWG.Add(1)
