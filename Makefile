@@ -47,5 +47,6 @@ dist: wasm
 	rm -rf dist
 	mkdir -p dist
 	cp -R web/. dist/
+	rm -f dist/*.go dist/README.md
 	cp static/app.wasm static/wasm_exec.js dist/
 	printf '{"engine": "wasm"}\n' > dist/engine.json

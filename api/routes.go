@@ -1,10 +1,9 @@
 package api
 
 import (
+	"io/fs"
 	"net/http"
-	"os"
 	"path"
-	"path/filepath"
 	"strings"
 
 	"github.com/go-chi/chi/v5"
@@ -50,8 +49,8 @@ func (s *Server) routes() http.Handler {
 		})
 	})
 
-	if len(s.cfg.StaticDirs) > 0 {
-		files := staticFiles(s.cfg.StaticDirs)
+	if len(s.cfg.Static) > 0 {
+		files := staticFiles(s.cfg.Static)
 		r.Method(http.MethodGet, "/*", files)
 		r.Method(http.MethodHead, "/*", files)
 	}
@@ -72,7 +71,7 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 // staticFiles serves the browser app from the first directory that holds
 // the requested file; "/static/x" is also looked up as "x", so a page may
 // name its build output either way. Directory listings are never shown.
-func staticFiles(dirs []string) http.Handler {
+func staticFiles(fss []fs.FS) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		name := path.Clean("/" + r.URL.Path)
 		if strings.HasSuffix(name, "/") || name == "/" {
@@ -83,10 +82,10 @@ func staticFiles(dirs []string) http.Handler {
 			candidates = append(candidates, "/"+rest)
 		}
 		for _, c := range candidates {
-			for _, d := range dirs {
-				p := filepath.Join(d, filepath.FromSlash(c))
-				if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
-					http.ServeFile(w, r, p)
+			rel := strings.TrimPrefix(c, "/")
+			for _, fsys := range fss {
+				if fi, err := fs.Stat(fsys, rel); err == nil && !fi.IsDir() {
+					http.ServeFileFS(w, r, fsys, rel)
 					return
 				}
 			}

@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -248,7 +249,7 @@ func TestHealthzMetricsAndHeaders(t *testing.T) {
 // TestOpenAPICoversRoutes fails when a registered route is missing from
 // the OpenAPI document (or the document names a route that is gone).
 func TestOpenAPICoversRoutes(t *testing.T) {
-	ts := newTestServer(t, func(c *Config) { c.StaticDirs = []string{t.TempDir()} })
+	ts := newTestServer(t, func(c *Config) { c.Static = []fs.FS{os.DirFS(t.TempDir())} })
 	res := ts.get(t, "/api/openapi.json")
 	require.Equal(t, http.StatusOK, res.Status)
 	var doc struct {
@@ -280,7 +281,7 @@ func TestStaticFiles(t *testing.T) {
 	web, static := t.TempDir(), t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(web, "index.html"), []byte("<h1>racetrack</h1>"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(static, "app.wasm"), []byte("\x00asm"), 0o644))
-	ts := newTestServer(t, func(c *Config) { c.StaticDirs = []string{web, static} })
+	ts := newTestServer(t, func(c *Config) { c.Static = []fs.FS{os.DirFS(web), os.DirFS(static)} })
 	res := ts.get(t, "/")
 	require.Equal(t, http.StatusOK, res.Status)
 	assert.Contains(t, string(res.Body), "racetrack")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"runtime"
@@ -25,8 +26,9 @@ type Config struct {
 	// syntax, e.g. "localhost:5173"); the server's own origin is always
 	// allowed.
 	AllowOrigins []string
-	// StaticDirs are searched in order for files served at /.
-	StaticDirs []string
+	// Static are searched in order for files served at / (the page and
+	// the wasm build).
+	Static []fs.FS
 
 	MaxBodyBytes  int64 // default 1 MiB
 	MaxRunSteps   int   // default 1,000,000: the step budget a run may ask for

@@ -10,6 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -134,7 +135,7 @@ func apiServer(t *testing.T) *httptest.Server {
 	}
 	t.Cleanup(func() { store.Close() })
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	s, err := api.New(api.Config{Registry: catalog.New(), Store: store, Logger: logger, StaticDirs: []string{filepath.Join(root, "web"), assets(t)}}) // web/engine.json says "auto"
+	s, err := api.New(api.Config{Registry: catalog.New(), Store: store, Logger: logger, Static: []fs.FS{os.DirFS(filepath.Join(root, "web")), os.DirFS(assets(t))}}) // web/engine.json says "auto"
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,8 +3,9 @@
 //
 //	server -addr 127.0.0.1:8080 -data ./racetrack.db
 //
-// Without -static it serves ./web and ./static of the working tree (the
-// repository root, as `make run` starts it). SIGINT or SIGTERM shut it
+// It serves the page and the wasm build embedded in its binary (packages
+// web and static: build the wasm first, as `make run` does), or with
+// -static DIR the files of DIR. SIGINT or SIGTERM shut it
 // down gracefully: requests in flight finish, streams close with a
 // going-away status, running searches are kept in the store and resume
 // on the next start.
@@ -16,6 +17,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -27,6 +29,8 @@ import (
 
 	"github.com/racetrack-sim/racetrack/api"
 	"github.com/racetrack-sim/racetrack/core/catalog"
+	"github.com/racetrack-sim/racetrack/static"
+	"github.com/racetrack-sim/racetrack/web"
 )
 
 func main() {
@@ -49,7 +53,7 @@ func run(ctx context.Context, args []string, logOut io.Writer, ready func(addr s
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on")
 	data := fs.String("data", "racetrack.db", "path of the store file (created if missing)")
 	allow := fs.String("allow-origin", "", "comma-separated extra WebSocket origin host patterns, e.g. localhost:5173")
-	static := fs.String("static", "", "directory of the built browser app (default: ./web and ./static)")
+	staticDir := fs.String("static", "", "serve the browser app from this directory instead of the files built into the binary")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -66,7 +70,7 @@ func run(ctx context.Context, args []string, logOut io.Writer, ready func(addr s
 		Store:        store,
 		Logger:       logger,
 		AllowOrigins: splitList(*allow),
-		StaticDirs:   staticDirs(*static),
+		Static:       staticFiles(*staticDir, logger),
 	})
 	if err != nil {
 		return err
@@ -123,15 +127,14 @@ func splitList(s string) []string {
 	return out
 }
 
-func staticDirs(flagValue string) []string {
-	if flagValue != "" {
-		return []string{flagValue}
+// staticFiles are the page's files: a directory given on the command
+// line, or the ones built into the binary.
+func staticFiles(dir string, logger *slog.Logger) []iofs.FS {
+	if dir != "" {
+		return []iofs.FS{os.DirFS(dir)}
 	}
-	var dirs []string
-	for _, d := range []string{"web", "static"} {
-		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
-			dirs = append(dirs, d)
-		}
+	if !static.Built() {
+		logger.Warn("this binary holds no app.wasm: the page cannot load its engine; run `make wasm`, then build the server again (make run does both)")
 	}
-	return dirs
+	return []iofs.FS{web.Files, static.FS()}
 }

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/racetrack-sim/racetrack/static"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
@@ -40,14 +42,15 @@ func (s *syncBuffer) String() string {
 
 // start runs the server until the returned stop is called; stop returns
 // run's error.
-func start(t *testing.T, data string) (string, func() error) {
+func start(t *testing.T, data string, extra ...string) (string, func() error) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	addrs := make(chan string, 1)
 	done := make(chan error, 1)
 	var log syncBuffer
 	go func() {
-		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-data", data, "-static", t.TempDir()}, &log, func(a string) { addrs <- a })
+		args := append([]string{"-addr", "127.0.0.1:0", "-data", data}, extra...)
+		done <- run(ctx, args, &log, func(a string) { addrs <- a })
 	}()
 	select {
 	case a := <-addrs:
@@ -67,7 +70,7 @@ func start(t *testing.T, data string) (string, func() error) {
 // resolves the run id handed out before.
 func TestGracefulShutdownAndRestart(t *testing.T) {
 	data := filepath.Join(t.TempDir(), "server.db")
-	base, stop := start(t, data)
+	base, stop := start(t, data, "-static", t.TempDir())
 
 	res, err := http.Post(base+"/api/v1/runs", "application/json", strings.NewReader(`{"scenario":"dining-philosophers","seed":5}`))
 	require.NoError(t, err)
@@ -105,4 +108,31 @@ func TestGracefulShutdownAndRestart(t *testing.T) {
 func TestBadFlag(t *testing.T) {
 	err := run(context.Background(), []string{"-nope"}, io.Discard, nil)
 	assert.Error(t, err)
+}
+
+// TestServesTheEmbeddedPage: without -static the binary serves the page
+// and the wasm build it carries, whatever the working directory.
+func TestServesTheEmbeddedPage(t *testing.T) {
+	base, stop := start(t, filepath.Join(t.TempDir(), "server.db"))
+	defer func() { require.NoError(t, stop()) }()
+	get := func(p string) (int, string) {
+		res, err := http.Get(base + p)
+		require.NoError(t, err)
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	code, body := get("/")
+	require.Equal(t, http.StatusOK, code)
+	assert.Contains(t, body, "Racetrack")
+	code, _ = get("/js/app.js")
+	assert.Equal(t, http.StatusOK, code)
+	code, _ = get("/embed.go")
+	assert.Equal(t, http.StatusNotFound, code, "the embedding package's source is not served")
+	if static.Built() {
+		code, _ = get("/app.wasm")
+		assert.Equal(t, http.StatusOK, code)
+	} else {
+		t.Log("no app.wasm built into this test binary (run make wasm first); skipping that check")
+	}
 }
