@@ -16,6 +16,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -63,7 +64,18 @@ func main() {
 	reductions := flag.String("reductions", "default", "comma list of sleep, por, dpor, symmetry; or default, all, none")
 	noShrink := flag.Bool("no-shrink", false, "keep the counterexample as found")
 	asJSON := flag.Bool("json", false, "print the whole result as JSON")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the search to this file")
 	flag.Parse()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			fail(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fail(err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	cfg.NoShrink = *noShrink
 	red, err := parseReductions(*reductions, cfg.Strategy)
 	if err != nil {
