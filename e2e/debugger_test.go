@@ -142,6 +142,20 @@ func stepAndSeek(t *testing.T, p *page) {
 	if groups == 0 {
 		t.Errorf("the inspector shows no groups at step %d", mid-1)
 	}
+	// Play advances on its own; pause stops it where it is.
+	eval[any](p, `__rt.seek(0)`)
+	p.wait("step 0 before play", `__rt.S.state && __rt.S.state.step === 0`, 10*time.Second)
+	p.click("#play")
+	p.wait("playing", fmt.Sprintf(`__rt.S.step >= %d`, min(3, total-1)), 10*time.Second)
+	p.click("#play")
+	paused := eval[int](p, `__rt.S.step`)
+	time.Sleep(400 * time.Millisecond)
+	if now := eval[int](p, `__rt.S.step`); now != paused || eval[bool](p, `__rt.S.playing !== 0`) {
+		t.Errorf("after pause at step %d the page moved on to %d (playing=%v)", paused, now, eval[bool](p, `__rt.S.playing !== 0`))
+	}
+	if label := eval[string](p, `document.querySelector("#play").getAttribute("aria-label")`); label != "Play" {
+		t.Errorf("the play button reads %q after pausing, want Play", label)
+	}
 	// Some step of the first ten changes a field, and the page marks it.
 	found := false
 	for i := 0; i < min(10, total) && !found; i++ {
