@@ -1,17 +1,15 @@
 package catalog_test
 
 import (
-	"flag"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
+
+	"github.com/racetrack-sim/racetrack/core/internal/golden"
 
 	"github.com/racetrack-sim/racetrack/core/catalog"
 	"github.com/racetrack-sim/racetrack/core/scenario"
 )
-
-var rewrite = flag.Bool("rewrite", false, "rewrite testdata/digests.golden")
 
 // goldenSteps bounds each golden run so that the wasm pass stays quick.
 const goldenSteps = 3000
@@ -39,34 +37,7 @@ func TestDigestsAreGolden(t *testing.T) {
 			}
 		}
 	}
-	got := strings.Join(lines, "\n") + "\n"
-	const path = "testdata/digests.golden"
-	if *rewrite {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./core/catalog -rewrite to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("digests differ from %s (a change of behaviour; if intended, run go test ./core/catalog -rewrite and read the diff):", path)
-		wl := strings.Split(string(want), "\n")
-		for i, l := range lines {
-			if i >= len(wl) || wl[i] != l {
-				t.Errorf("line %d:\n got  %s\n want %s", i+1, l, at(wl, i))
-			}
-		}
-	}
-}
-
-func at(lines []string, i int) string {
-	if i < len(lines) {
-		return lines[i]
-	}
-	return "(missing)"
+	golden.Check(t, "testdata/digests.golden", []byte(strings.Join(lines, "\n")+"\n"))
 }
 
 // TestSameSpecSameRun runs each preset twice in one process: map order or

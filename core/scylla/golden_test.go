@@ -1,18 +1,16 @@
 package scylla
 
 import (
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/racetrack-sim/racetrack/core/internal/golden"
+
 	"github.com/racetrack-sim/racetrack/core/scenario"
 	"github.com/racetrack-sim/racetrack/core/sim"
 )
-
-var rewrite = flag.Bool("rewrite", false, "rewrite the golden files in testdata/")
 
 // seed001Step says which of seed 001's five steps a trace line is, if any.
 // The stale-gossip preset has n1 coordinate one write to n2 (one shard).
@@ -70,18 +68,5 @@ func TestStaleGossipGolden(t *testing.T) {
 	if len(vs) != 1 || vs[0].Property != PropConverges || !strings.Contains(vs[0].Message, "believes n2's backlog is 0.62") {
 		t.Errorf("violations %+v, want only %s about n2 at 0.62", vs, PropConverges)
 	}
-	path := filepath.Join("testdata", "stale-gossip.golden")
-	if *rewrite {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -run Golden -rewrite to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("trace differs from %s (rerun with -rewrite after reading the diff):\n--- got\n%s--- want\n%s", path, got, want)
-	}
+	golden.Check(t, filepath.Join("testdata", "stale-gossip.golden"), []byte(got))
 }

@@ -1,17 +1,15 @@
 package tarantool
 
 import (
-	"flag"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
+
+	"github.com/racetrack-sim/racetrack/core/internal/golden"
 
 	"github.com/racetrack-sim/racetrack/core/scenario"
 	"github.com/racetrack-sim/racetrack/core/sim"
 )
-
-var rewrite = flag.Bool("rewrite", false, "rewrite testdata/*.golden")
 
 // housekeeping reports the periodic steps left out of the golden trace so
 // that a reader can follow the story: heartbeats, acks, connection ticks.
@@ -69,34 +67,5 @@ func TestGoldenSubscribeDuringElection(t *testing.T) {
 			t.Errorf("the trace lacks %q", want)
 		}
 	}
-	const path = "testdata/subscribe-during-election.golden"
-	if *rewrite {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./core/tarantool -run Golden -rewrite to create it)", err)
-	}
-	if got != string(want) {
-		gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
-		for i := range max(len(gl), len(wl)) {
-			if i >= len(gl) || i >= len(wl) || gl[i] != wl[i] {
-				t.Fatalf("%s differs at line %d (rerun with -rewrite if intended and read the diff):\n got  %s\n want %s",
-					path, i+1, at(gl, i), at(wl, i))
-			}
-		}
-	}
-}
-
-func at(lines []string, i int) string {
-	if i < len(lines) {
-		return lines[i]
-	}
-	return "(missing)"
+	golden.Check(t, "testdata/subscribe-during-election.golden", []byte(got))
 }

@@ -1,19 +1,17 @@
 package vitess_test
 
 import (
-	"flag"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/racetrack-sim/racetrack/core/internal/golden"
 
 	"github.com/racetrack-sim/racetrack/core/scenario"
 	"github.com/racetrack-sim/racetrack/core/sim"
 	"github.com/racetrack-sim/racetrack/core/vitess"
 )
-
-var rewrite = flag.Bool("rewrite", false, "rewrite testdata/lock-level-deadlock.golden")
 
 const goldenPath = "testdata/lock-level-deadlock.golden"
 
@@ -35,19 +33,7 @@ func TestLockLevelShortestDeadlock(t *testing.T) {
 	if v := w.Violations(); len(v) == 0 || v[0].Property != sim.NoDeadlockName || w.Steps() != r.steps {
 		t.Fatalf("replay: %d steps, violations %v; want a deadlock at step %d", w.Steps(), v, r.steps)
 	}
-	if *rewrite {
-		if err := os.WriteFile(goldenPath, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(goldenPath)
-	if err != nil {
-		t.Fatalf("%v (run go test ./core/vitess -run ShortestDeadlock -rewrite to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("the shortest deadlock differs from %s (if intended, rerun with -rewrite and read the diff):\n%s", goldenPath, got)
-	}
+	golden.Check(t, goldenPath, []byte(got))
 }
 
 // replay steps spec's schedule one event at a time and writes the trace,

@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"encoding/xml"
 	"errors"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/racetrack-sim/racetrack/core/internal/golden"
 
 	"github.com/racetrack-sim/racetrack/core/catalog"
 	"github.com/racetrack-sim/racetrack/core/scenario"
@@ -17,8 +17,6 @@ import (
 	"github.com/racetrack-sim/racetrack/core/timeline/timelinetest"
 	"github.com/racetrack-sim/racetrack/core/viz"
 )
-
-var rewrite = flag.Bool("rewrite", false, "rewrite the golden SVGs in testdata/")
 
 // goldens are one preset of each model in the catalog, with the window
 // that shows its story.
@@ -65,32 +63,7 @@ func goldenSVG(t *testing.T, reg *scenario.Registry) {
 
 func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *rewrite {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (create it with go test ./core/viz -run Golden -rewrite)", err)
-	}
-	if !bytes.Equal(got, want) {
-		line := 1
-		for i := 0; i < min(len(got), len(want)); i++ {
-			if got[i] != want[i] {
-				break
-			}
-			if got[i] == '\n' {
-				line++
-			}
-		}
-		t.Fatalf("%s differs from the golden file from line %d (inspect, then go test ./core/viz -run Golden -rewrite)", path, line)
-	}
+	golden.Check(t, filepath.Join("testdata", name), got)
 }
 
 func workload(t testing.TB, steps int) *timeline.Timeline {
