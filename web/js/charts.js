@@ -50,12 +50,7 @@ export class Charts {
   draw() {
     const p = this.p;
     if (!p.list || this.canvas.hidden) return;
-    if (!p.w) p.resize();
-    if (!p.layerOK) p.paintLayer();
-    const ctx = p.ctx;
-    ctx.setTransform(1, 0, 0, 1, 0, 0);
-    ctx.clearRect(0, 0, this.canvas.width, this.canvas.height);
-    ctx.drawImage(p.layer, 0, 0);
+    const ctx = p.blit();
     if (this.cursor < 0) return;
     const l = p.list;
     let v = this.cursor;

@@ -201,12 +201,7 @@ export class Diagram {
   /** draw repaints now (synchronously): the cached layer plus the cursor. */
   draw() {
     const p = this.p;
-    if (!p.w) p.resize();
-    if (!p.layerOK) p.paintLayer();
-    const ctx = p.ctx;
-    ctx.setTransform(1, 0, 0, 1, 0, 0);
-    ctx.clearRect(0, 0, this.canvas.width, this.canvas.height);
-    ctx.drawImage(p.layer, 0, 0);
+    const ctx = p.blit();
     if (p.list && this.cursor >= 0) {
       const x = this.stepX(this.cursor);
       if (x !== null && x !== undefined) {

@@ -114,6 +114,19 @@ export class Painter {
 
   invalidate() { this.layerOK = false; }
 
+  /** blit repaints the canvas from the cached layer (sizing and painting
+   * the layer first when needed) and returns the context, at device pixels,
+   * for the caller to draw its cursor on. */
+  blit() {
+    if (!this.w) this.resize();
+    if (!this.layerOK) this.paintLayer();
+    const ctx = this.ctx;
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.clearRect(0, 0, this.canvas.width, this.canvas.height);
+    ctx.drawImage(this.layer, 0, 0);
+    return ctx;
+  }
+
   paintLayer() {
     const l = this.list;
     const ctx = this.layer.getContext("2d");
