@@ -13,16 +13,32 @@ type bfsResult struct {
 	complete bool  // the whole state space was explored
 }
 
-// bfs explores every interleaving of spec breadth first, one step at a
-// time: from each state it clones the world once per ready event and
-// forces the k-th with a ScriptChooser. States are deduplicated by the
-// world's canonical hash, so the first violation of property found is a
-// shortest one.
+// bfs explores every interleaving of spec breadth first (see explore);
+// the first violation of property found is a shortest one.
 func bfs(spec scenario.RunSpec, property string, maxStates int) (bfsResult, error) {
 	_, _, root, err := reg.Build(spec, scenario.Options{})
 	if err != nil {
 		return bfsResult{}, err
 	}
+	var r bfsResult
+	states, complete, err := explore(root, maxStates, func(c *sim.World) (expand, stop bool) {
+		if c.Violated(property) {
+			r.schedule, r.steps = c.Schedule(), c.Steps()
+			return false, true
+		}
+		return true, false
+	})
+	r.states, r.complete = states, complete && r.schedule == nil
+	return r, err
+}
+
+// explore walks every interleaving from root breadth first, one step at a
+// time: from each state it clones the world once per ready event and
+// forces the k-th with a ScriptChooser. States are deduplicated by the
+// world's canonical hash; visit sees each new state once and says whether
+// to explore past it, or to stop the walk. It returns the number of
+// states stored and whether the whole space was explored.
+func explore(root *sim.World, maxStates int, visit func(c *sim.World) (expand, stop bool)) (int, bool, error) {
 	seen := map[uint64]bool{root.Hash(): true}
 	frontier := []*sim.World{root}
 	for len(frontier) > 0 {
@@ -33,25 +49,28 @@ func bfs(spec scenario.RunSpec, property string, maxStates int) (bfsResult, erro
 				c.SetChooser(&sim.ScriptChooser{Schedule: []int{k}})
 				if !c.Step() {
 					if c.Err() != nil {
-						return bfsResult{}, c.Err()
+						return len(seen), false, c.Err()
 					}
 					continue
-				}
-				if c.Violated(property) {
-					return bfsResult{schedule: c.Schedule(), steps: c.Steps(), states: len(seen)}, nil
 				}
 				h := c.Hash()
 				if seen[h] {
 					continue
 				}
 				seen[h] = true
-				if len(seen) > maxStates {
-					return bfsResult{states: len(seen)}, nil
+				expand, stop := visit(c)
+				if stop {
+					return len(seen), false, nil
 				}
-				next = append(next, c)
+				if len(seen) > maxStates {
+					return len(seen), false, nil
+				}
+				if expand {
+					next = append(next, c)
+				}
 			}
 		}
 		frontier = next
 	}
-	return bfsResult{states: len(seen), complete: true}, nil
+	return len(seen), true, nil
 }

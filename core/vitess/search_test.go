@@ -2,6 +2,7 @@ package vitess_test
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -167,30 +168,17 @@ func TestLockLevelCycles(t *testing.T) {
 		t.Fatal(err)
 	}
 	shapes := map[string]int{}
-	seen := map[uint64]bool{root.Hash(): true}
-	frontier := []*sim.World{root}
-	for len(frontier) > 0 {
-		var next []*sim.World
-		for _, w := range frontier {
-			for k := range w.Ready() {
-				c := w.Clone()
-				c.SetChooser(&sim.ScriptChooser{Schedule: []int{k}})
-				c.Step()
-				h := c.Hash()
-				if seen[h] {
-					continue
-				}
-				seen[h] = true
-				if c.Violated(sim.NoDeadlockName) {
-					shapes[cycleShape(c.Violations()[0].Message)]++
-					continue
-				}
-				next = append(next, c)
-			}
+	states, complete, err := explore(root, math.MaxInt, func(c *sim.World) (expand, stop bool) {
+		if c.Violated(sim.NoDeadlockName) {
+			shapes[cycleShape(c.Violations()[0].Message)]++
+			return false, false
 		}
-		frontier = next
+		return true, false
+	})
+	if err != nil || !complete {
+		t.Fatalf("census stopped: %v", err)
 	}
-	t.Logf("lock-level %v: %d states; deadlocked states by cycle: %v", params, len(seen), shapes)
+	t.Logf("lock-level %v: %d states; deadlocked states by cycle: %v", params, states, shapes)
 	for _, want := range []string{"Close+runOneVStream", "Subscribe+runPoller", "runOneVStream+unsubscribe", "runPoller+unsubscribe"} {
 		if shapes[want] == 0 {
 			t.Errorf("no %s cycle reached", want)
