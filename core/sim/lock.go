@@ -41,9 +41,6 @@ func (w *World) AddCond(l MutexID, name string) CondID {
 	return id
 }
 
-// Holds reports whether p holds m.
-func (w *World) Holds(p ProcID, m MutexID) bool { return w.mutexes[m].Holder == p }
-
 func (w *World) lock(p *Proc, id MutexID, cost Time) {
 	m := &w.mutexes[id]
 	w.cur.obj = int32(id)

@@ -31,9 +31,6 @@ type Event struct {
 	inc     int32 // incarnation of the target's node when scheduled
 }
 
-// Seq is the event's tie-breaking sequence number (its scheduling order).
-func (e *Event) Seq() uint64 { return e.seq }
-
 // eventQueue is a binary min-heap ordered by (At, seq). It is written out
 // rather than built on container/heap to avoid boxing every event.
 type eventQueue []Event
