@@ -1,10 +1,13 @@
-package main
+package serve
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"io"
+	iofs "io/fs"
+	"log/slog"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -50,7 +53,7 @@ func start(t *testing.T, data string, extra ...string) (string, func() error) {
 	var log syncBuffer
 	go func() {
 		args := append([]string{"-addr", "127.0.0.1:0", "-data", data}, extra...)
-		done <- run(ctx, args, &log, func(a string) { addrs <- a })
+		done <- Run(ctx, "server", args, &log, func(a string) { addrs <- a })
 	}()
 	select {
 	case a := <-addrs:
@@ -105,9 +108,43 @@ func TestGracefulShutdownAndRestart(t *testing.T) {
 	http.DefaultClient.CloseIdleConnections()
 }
 
-func TestBadFlag(t *testing.T) {
-	err := run(context.Background(), []string{"-nope"}, io.Discard, nil)
-	assert.Error(t, err)
+func TestBadCommandLine(t *testing.T) {
+	for _, args := range [][]string{{"-nope"}, {"stray"}, {"-addr", "127.0.0.1:0", "extra"}} {
+		err := Run(context.Background(), "server", args, io.Discard, nil)
+		var ue *UsageError
+		assert.ErrorAs(t, err, &ue, "%q", args)
+	}
+	assert.ErrorIs(t, Run(context.Background(), "server", []string{"-h"}, io.Discard, nil), flag.ErrHelp)
+}
+
+// TestWithoutWasmBuild: a binary that carries no app.wasm (a plain go
+// install) still serves the page, and its engine.json tells the page to
+// use the server engine.
+func TestWithoutWasmBuild(t *testing.T) {
+	fss := Files("", false, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	b, err := iofs.ReadFile(fss[0], "engine.json")
+	require.NoError(t, err)
+	var eng struct {
+		Engine string `json:"engine"`
+		Wasm   *bool  `json:"wasm"`
+	}
+	require.NoError(t, json.Unmarshal(b, &eng))
+	assert.Equal(t, "server", eng.Engine)
+	require.NotNil(t, eng.Wasm)
+	assert.False(t, *eng.Wasm)
+	for _, name := range []string{"index.html", "js/app.js", "worker.js"} {
+		found := false
+		for _, fsys := range fss {
+			if _, err := iofs.Stat(fsys, name); err == nil {
+				found = true
+			}
+		}
+		assert.True(t, found, "%s is served", name)
+	}
+	withWasm := Files("", true, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	b, err = iofs.ReadFile(withWasm[0], "engine.json")
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"auto"`, "with a wasm build the page picks its engine as before")
 }
 
 // TestServesTheEmbeddedPage: without -static the binary serves the page
