@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/racetrack-sim/racetrack/core/export"
+	"github.com/racetrack-sim/racetrack/core/timeline"
+)
+
+// exportFormats are the formats of racetrack export.
+var exportFormats = map[string]func(*timeline.Timeline) ([]byte, error){
+	"chrome": export.Chrome,
+	"shiviz": export.ShiViz,
+	"json":   export.JSON,
+	"svg":    diagramSVG,
+}
+
+func exportCmd(_ context.Context, e *env, args []string) int {
+	names := make([]string, 0, len(exportFormats))
+	for k := range exportFormats {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	fs := newFlags("export", "-format "+strings.Join(names, "|")+" [-o FILE] [-spec JSON|@FILE] [-scenario S -preset P -variant V -seed N -param k=v]",
+		"Writes a run for other tools: chrome (Trace Event JSON for ui.perfetto.dev and chrome://tracing),\n"+
+			"shiviz (a ShiViz log), json (the whole run), svg (the space-time diagram, at most 5000 steps).\n"+
+			"The exit status is the run's, as for racetrack run.")
+	sf := addSpecFlags(fs, "spec", true)
+	format := fs.String("format", "", "the format: "+strings.Join(names, ", "))
+	out := fs.String("o", "", "write to FILE (default: standard output)")
+	if code := parse(fs, e, args); code >= 0 {
+		return code
+	}
+	write, ok := exportFormats[*format]
+	if !ok {
+		return fail(e, "export", exitUsage, fmt.Errorf("-format %q: one of %s", *format, strings.Join(names, ", ")))
+	}
+	spec, err := sf.spec(fs)
+	if err != nil {
+		return fail(e, "export", exitUsage, err)
+	}
+	tl, code := record(e, "export", spec)
+	if tl == nil {
+		return code
+	}
+	b, err := write(tl)
+	if err != nil {
+		return fail(e, "export", exitFailure, err)
+	}
+	if *out == "" {
+		_, err = e.stdout.Write(b)
+	} else {
+		err = os.WriteFile(*out, b, 0o644)
+	}
+	if err != nil {
+		return fail(e, "export", exitFailure, err)
+	}
+	code = exitHolds
+	if v, ok := firstViolation(tl.Summary().Violations, ""); ok {
+		code = violationCode(tl.Scenario(), v.Property)
+	}
+	return code
+}

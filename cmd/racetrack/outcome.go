@@ -1,0 +1,48 @@
+package main
+
+import (
+	"github.com/racetrack-sim/racetrack/core/scenario"
+	"github.com/racetrack-sim/racetrack/core/sim"
+)
+
+// verdicts name the exit codes in the summaries.
+var verdicts = map[int]string{
+	exitHolds:    "holds",
+	exitFailure:  "failed",
+	exitDeadlock: "deadlock",
+	exitSafety:   "safety violation",
+	exitLiveness: "liveness violation",
+	exitBudget:   "budget exhausted without a verdict",
+}
+
+// violationCode is the exit code of a violation of the named property of
+// sc: by the property's kind.
+func violationCode(sc *scenario.Scenario, property string) int {
+	for _, p := range sc.Properties {
+		if p.Name != property {
+			continue
+		}
+		switch p.Kind {
+		case sim.KindNoDeadlock:
+			return exitDeadlock
+		case sim.KindEventually:
+			return exitLiveness
+		default:
+			return exitSafety
+		}
+	}
+	if property == sim.NoDeadlockName {
+		return exitDeadlock
+	}
+	return exitSafety
+}
+
+// firstViolation is the first violation in vs of property ("" = any).
+func firstViolation(vs []scenario.Violation, property string) (scenario.Violation, bool) {
+	for _, v := range vs {
+		if property == "" || v.Property == property {
+			return v, true
+		}
+	}
+	return scenario.Violation{}, false
+}

@@ -1,0 +1,230 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/racetrack-sim/racetrack/core/catalog"
+	"github.com/racetrack-sim/racetrack/core/check"
+	"github.com/racetrack-sim/racetrack/core/scenario"
+	"github.com/racetrack-sim/racetrack/core/timeline"
+)
+
+// searchFlags are the flags of a search (search, verify -exhaustive).
+type searchFlags struct {
+	states, runs, depth, pctDepth *int
+	reductions                    *string
+	noShrink                      *bool
+	timeout                       *time.Duration
+}
+
+func addSearchFlags(fs *flag.FlagSet) *searchFlags {
+	return &searchFlags{
+		states:     fs.Int("states", 0, "bfs/dfs: the most distinct states to store (default 2,000,000)"),
+		runs:       fs.Int("runs", 0, "random/pct: the runs to try (default 2000)"),
+		depth:      fs.Int("depth", 0, "the most steps of one schedule (default: the preset's maxSteps)"),
+		pctDepth:   fs.Int("pct-depth", 0, "pct: the bug depth d (default 3)"),
+		reductions: fs.String("reductions", "default", "bfs/dfs reductions: default, none, or a list of sleep,por,dpor,symmetry"),
+		noShrink:   fs.Bool("no-shrink", false, "keep a counterexample as found"),
+		timeout:    fs.Duration("timeout", 0, "stop after this long (0: no limit); a search stopped this way exits 14"),
+	}
+}
+
+// apply writes the flags the user set over cfg.
+func (f *searchFlags) apply(fs *flag.FlagSet, cfg *check.Config) error {
+	set := setFlags(fs)
+	if set["states"] {
+		cfg.Budget.States = *f.states
+	}
+	if set["runs"] {
+		cfg.Budget.Runs = *f.runs
+	}
+	if set["depth"] {
+		cfg.Budget.Depth = *f.depth
+	}
+	if set["pct-depth"] {
+		cfg.PCTDepth = *f.pctDepth
+	}
+	if set["no-shrink"] {
+		cfg.NoShrink = *f.noShrink
+	}
+	if *f.timeout < 0 {
+		return fmt.Errorf("-timeout is %v; it cannot be negative", *f.timeout)
+	}
+	switch r := *f.reductions; {
+	case r == "default" && !set["reductions"]:
+		if cfg.Reductions == (check.Reductions{}) {
+			cfg.Reductions = check.DefaultReductions(cfg.Strategy)
+		}
+	case r == "default":
+		cfg.Reductions = check.DefaultReductions(cfg.Strategy)
+	case r == "none":
+		cfg.Reductions = check.Reductions{}
+	default:
+		cfg.Reductions = check.Reductions{}
+		for _, name := range strings.Split(r, ",") {
+			switch strings.TrimSpace(name) {
+			case "sleep":
+				cfg.Reductions.Sleep = true
+			case "por":
+				cfg.Reductions.POR = true
+			case "dpor":
+				cfg.Reductions.DPOR = true
+			case "symmetry":
+				cfg.Reductions.Symmetry = true
+			default:
+				return fmt.Errorf("-reductions: unknown reduction %q; default, none, or a list of sleep, por, dpor, symmetry", name)
+			}
+		}
+	}
+	return nil
+}
+
+func searchCmd(ctx context.Context, e *env, args []string) int {
+	fs := newFlags("search", "[-config JSON|@FILE] [-scenario S -preset P -variant V -param k=v] [-strategy random|pct|bfs|dfs] [-property P] [budget flags] [-store DIR] [-json]",
+		"Searches the schedules of a scenario for a violation and shrinks the counterexample. The config\n"+
+			"is the JSON body of POST /api/v1/searches; the flags override its fields.")
+	config := fs.String("config", "", "the search config as JSON, or @FILE")
+	sf := addSpecFlags(fs, "", false)
+	strategy := fs.String("strategy", check.Random, "random, pct, bfs or dfs (bfs and dfs need an untimed preset)")
+	property := fs.String("property", "", "the property to violate (default: any)")
+	sfl := addSearchFlags(fs)
+	store := fs.String("store", "", "write a run folder under DIR (the search result and its counterexample run)")
+	asJSON := fs.Bool("json", false, "print the result as JSON")
+	if code := parse(fs, e, args); code >= 0 {
+		return code
+	}
+	var cfg check.Config
+	if *config != "" {
+		data, err := readInput(*config)
+		if err == nil {
+			err = scenario.DecodeStrict(data, &cfg)
+		}
+		if err != nil {
+			return fail(e, "search", exitUsage, fmt.Errorf("-config: %w", err))
+		}
+	}
+	sf.override(fs, &cfg.Scenario, &cfg.Preset, &cfg.Variant, &cfg.Seed, &cfg.Params)
+	set := setFlags(fs)
+	if set["strategy"] || cfg.Strategy == "" {
+		cfg.Strategy = *strategy
+	}
+	if set["property"] {
+		cfg.Property = *property
+	}
+	if err := sfl.apply(fs, &cfg); err != nil {
+		return fail(e, "search", exitUsage, err)
+	}
+	return search(ctx, e, "search", cfg, *sfl.timeout, *store, *asJSON, args)
+}
+
+// search runs cfg to its end (or the timeout), prints the result and
+// stores it; the exit code is the verdict.
+func search(ctx context.Context, e *env, cmd string, cfg check.Config, timeout time.Duration, store string, asJSON bool, args []string) int {
+	if cfg.Scenario == "" {
+		return fail(e, cmd, exitUsage, errors.New("-scenario (or a -config naming one) is required; racetrack list shows the scenarios"))
+	}
+	reg := catalog.New()
+	x, err := check.New(reg, cfg)
+	if err != nil {
+		code := exitFailure
+		if errors.Is(err, scenario.ErrInvalid) || errors.Is(err, check.ErrUnsupported) {
+			code = exitUsage
+		}
+		return fail(e, cmd, code, err)
+	}
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	start := time.Now()
+	stopped := false
+	for !x.Step(256).Done {
+		if ctx.Err() != nil {
+			stopped = true
+			break
+		}
+	}
+	res := x.Result()
+	elapsed := time.Since(start)
+	sc, _ := reg.Lookup(x.Config().Scenario)
+	code := searchCode(sc, res, stopped)
+	if asJSON {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(res); err != nil {
+			return fail(e, cmd, exitFailure, err)
+		}
+	} else {
+		printSearch(e, x.Config(), res, stopped, elapsed)
+	}
+	if store != "" {
+		if err := storeSearch(e, reg, store, x.Config(), res, code, args); err != nil {
+			return fail(e, cmd, exitFailure, err)
+		}
+	}
+	return code
+}
+
+// searchCode: a counterexample by its property's kind; a search that
+// stopped early (error, timeout, state budget) without one is 1 or 14;
+// otherwise the property holds for what was searched.
+func searchCode(sc *scenario.Scenario, res check.Result, stopped bool) int {
+	switch {
+	case res.Found:
+		return violationCode(sc, res.Property)
+	case res.Error != "":
+		return exitFailure
+	case stopped:
+		return exitBudget
+	case (res.Strategy == check.BFS || res.Strategy == check.DFS) && !res.Exhaustive:
+		return exitBudget
+	}
+	return exitHolds
+}
+
+func printSearch(e *env, cfg check.Config, res check.Result, stopped bool, elapsed time.Duration) {
+	prop := res.Property
+	if prop == "" {
+		prop = "any property"
+	}
+	fmt.Fprintf(e.stdout, "search %s %s/%s/%s for %s: %s\n", res.Strategy, cfg.Scenario, cfg.Preset, cfg.Variant, prop, res.Verdict)
+	fmt.Fprintf(e.stdout, "  %d states, %d transitions, %d runs, depth %d, %.1f s\n", res.States, res.Transitions, res.Runs, res.Depth, elapsed.Seconds())
+	if stopped {
+		fmt.Fprintln(e.stdout, "  stopped by -timeout or a signal before the search finished")
+	}
+	if res.Error != "" {
+		fmt.Fprintf(e.stdout, "  error: %s\n", res.Error)
+	}
+	if res.Found && res.Counterexample != nil {
+		fmt.Fprintf(e.stdout, "  VIOLATED %s at step %d: %s\n", res.Property, res.Step, res.Violation)
+		b, _ := json.Marshal(res.Counterexample)
+		fmt.Fprintf(e.stdout, "  counterexample (%d choices, shrunk from %d): racetrack run -spec '%s'\n", res.Length, res.OriginalLength, b)
+	}
+}
+
+// storeSearch writes the search's folder: its result in summary.json and
+// the counterexample's run, when there is one.
+func storeSearch(e *env, reg *scenario.Registry, dir string, cfg check.Config, res check.Result, code int, args []string) error {
+	payload := map[string]any{"search": res, "config": cfg}
+	if res.Counterexample == nil {
+		path, err := runFolder(e, dir, scenario.RunSpec{Scenario: cfg.Scenario, Preset: cfg.Preset, Variant: cfg.Variant})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stderr, "stored in %s\n", path)
+		return writeSummary(path, payload, code, args)
+	}
+	tl, err := timeline.Record(reg, *res.Counterexample, timeline.Options{})
+	if err != nil {
+		return fmt.Errorf("record the counterexample: %w", err)
+	}
+	payload["run"] = tl.Summary()
+	return storeRun(e, dir, tl, payload, code, args)
+}
