@@ -30,27 +30,69 @@ type ChromeTrace struct {
 	OtherData       map[string]any `json:"otherData"`
 }
 
+// Spacing of the trace's time axis, in nanoseconds. Perfetto reads ts in
+// microseconds and rounds it to whole nanoseconds; it nests slices that
+// begin at one ts into staircases and binds a flow event to whichever
+// slice encloses its ts, so steps that share a virtual instant must not
+// share a ts.
+const (
+	// stepGap is the least distance between two consecutive steps.
+	stepGap = 4
+	// stepDur is the length of a step's slice (a thread's local work
+	// lasts until 1 ns before its next step instead).
+	stepDur = 3
+	// flowAt places a flow's start (at the send) and end (at the
+	// receipt) strictly inside the step's slice; lostAt places the
+	// instant of a lost message there too, apart from the flows.
+	flowAt = 1
+	lostAt = 2
+)
+
+// displayTimes is each step's place on the trace's time axis, in ns: its
+// virtual time (the step index times 1 µs in an untimed run), except that
+// a step is never less than stepGap after the step before it. Steps at
+// one virtual instant are so spread 4 ns apart in step order; a step
+// moves later only while earlier steps crowd its instant, by at most 4 ns
+// per step. The exact virtual time is each slice's args.time_ns.
+func displayTimes(tl *timeline.Timeline) []int64 {
+	tr := tl.Trace()
+	out := make([]int64, tr.Len())
+	prev := int64(-stepGap)
+	for i := range out {
+		t := int64(tr.Step(i).Time)
+		if tl.Untimed() {
+			t = int64(i) * 1000
+		}
+		t = max(t, prev+stepGap)
+		out[i], prev = t, t
+	}
+	return out
+}
+
 // Chrome writes the run as Chrome trace event JSON, for Perfetto
 // (ui.perfetto.dev) and chrome://tracing. Each node is a process and each
 // simulated process a thread track; every step is a complete ("X") slice
 // on its track (a thread's local work lasts until its next step); lock
 // holds and waits are async slices ("b"/"e", one id per hold); delivered
-// messages are flows ("s" at the send, "f" at the receipt); lost messages
-// and violations are instant events. Timestamps are virtual microseconds;
-// in an untimed run, where every step happens at time zero, the step
-// index stands for the time (otherData.timebase says which).
+// messages are flows ("s" inside the sending step's slice, "f" with
+// bp "e" inside the receiving step's slice); lost messages and violations
+// are instant events. Timestamps are virtual microseconds, spread so that
+// no two steps share one (see displayTimes); in an untimed run, where
+// every step happens at time zero, the step index stands for the time in
+// µs (otherData.timebase says which).
 func Chrome(tl *timeline.Timeline) ([]byte, error) {
 	tr := tl.Trace()
 	procs := tl.Procs()
 	timebase := "virtual time"
-	ts := func(i int) float64 { return float64(tr.Step(i).Time) / 1000 }
 	if tl.Untimed() {
 		timebase = "step index"
-		ts = func(i int) float64 { return float64(i) }
 	}
+	at := displayTimes(tl)
+	us := func(ns int64) float64 { return float64(ns) / 1000 }
+	ts := func(i int) float64 { return us(at[i]) }
 	end := 0.0
-	if tr.Len() > 0 {
-		end = ts(tr.Len() - 1)
+	if n := len(at); n > 0 {
+		end = us(at[n-1] + stepDur)
 	}
 	pid := func(p sim.ProcID) int { return int(procs[p].Node) + 1 }
 	tid := func(p sim.ProcID) int { return int(p) + 1 }
@@ -71,12 +113,12 @@ func Chrome(tl *timeline.Timeline) ([]byte, error) {
 		for k, s32 := range steps {
 			i := int(s32)
 			st := tr.Step(i)
-			dur := 0.0
+			dur := us(stepDur)
 			if st.Kind == sim.StepLocal && procs[p].Kind == sim.Thread && k+1 < len(steps) {
-				dur = ts(int(steps[k+1])) - ts(i)
+				dur = us(at[steps[k+1]] - 1 - at[i])
 			}
 			evs = append(evs, ChromeEvent{Name: tr.Label(st.Label), Cat: st.Kind.String(), Ph: "X", Ts: ts(i), Dur: &dur,
-				Pid: pid(st.Proc), Tid: tid(st.Proc), Args: map[string]any{"step": i}})
+				Pid: pid(st.Proc), Tid: tid(st.Proc), Args: map[string]any{"step": i, "time_ns": int64(st.Time)}})
 		}
 	}
 	mutexes := tl.Mutexes()
@@ -107,10 +149,10 @@ func Chrome(tl *timeline.Timeline) ([]byte, error) {
 		case m.RecvStep >= 0:
 			fid := "msg" + strconv.Itoa(id)
 			evs = append(evs,
-				ChromeEvent{Name: label, Cat: "message", Ph: "s", Ts: ts(int(m.SentStep)), Pid: pid(m.From), Tid: tid(m.From), ID: fid},
-				ChromeEvent{Name: label, Cat: "message", Ph: "f", Bp: "e", Ts: ts(int(m.RecvStep)), Pid: pid(m.To), Tid: tid(m.To), ID: fid})
+				ChromeEvent{Name: label, Cat: "message", Ph: "s", Ts: us(at[m.SentStep] + flowAt), Pid: pid(m.From), Tid: tid(m.From), ID: fid},
+				ChromeEvent{Name: label, Cat: "message", Ph: "f", Bp: "e", Ts: us(at[m.RecvStep] + flowAt), Pid: pid(m.To), Tid: tid(m.To), ID: fid})
 		case m.Dropped:
-			evs = append(evs, ChromeEvent{Name: "lost: " + label, Cat: "message", Ph: "i", Scope: "t", Ts: ts(int(m.SentStep)),
+			evs = append(evs, ChromeEvent{Name: "lost: " + label, Cat: "message", Ph: "i", Scope: "t", Ts: us(at[m.SentStep] + lostAt),
 				Pid: pid(m.From), Tid: tid(m.From), Args: map[string]any{"to": procs[m.To].Name, "reason": m.DropReason.String()}})
 		}
 	}
