@@ -129,45 +129,73 @@ func fieldErr(field, format string, args ...any) error {
 	return &scenario.FieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
 }
 
-// normalize checks cfg and fills in defaults. Errors name the field.
+// normalize checks cfg and fills in defaults. Errors name the field;
+// every rejected field is reported (scenario.FieldErrors when more than
+// one), except that nothing depending on the scenario is checked past a
+// missing or unknown one.
 func (cfg Config) normalize(reg *scenario.Registry) (Config, scenario.RunSpec, *scenario.Scenario, error) {
-	known := false
-	for _, s := range Strategies {
-		known = known || s == cfg.Strategy
+	var errs scenario.Collector
+	if !slices.Contains(Strategies, cfg.Strategy) {
+		errs.Add("strategy", "unknown strategy %q; one of %s", cfg.Strategy, strings.Join(Strategies, ", "))
 	}
-	if !known {
-		return cfg, scenario.RunSpec{}, nil, fieldErr("strategy", "unknown strategy %q; one of %s", cfg.Strategy, strings.Join(Strategies, ", "))
+	for _, b := range []struct {
+		field string
+		v     int
+	}{{"budget.states", cfg.Budget.States}, {"budget.runs", cfg.Budget.Runs}, {"budget.depth", cfg.Budget.Depth}} {
+		if b.v < 0 {
+			errs.Add(b.field, "is %d; a budget cannot be negative", b.v)
+		}
+	}
+	if cfg.PCTDepth < 0 || cfg.PCTDepth > 64 {
+		errs.Add("pctDepth", "is %d, outside the allowed range [1, 64]", cfg.PCTDepth)
+	}
+	if cfg.Reductions.DPOR && cfg.Strategy != DFS {
+		errs.Add("reductions.dpor", "dynamic partial-order reduction is a dfs reduction; strategy is %s", cfg.Strategy)
 	}
 	spec, sc, err := reg.Normalize(scenario.RunSpec{Scenario: cfg.Scenario, Preset: cfg.Preset, Variant: cfg.Variant, Params: cfg.Params, Seed: cfg.Seed % (scenario.MaxSeed + 1)})
 	if err != nil {
-		return cfg, spec, nil, err
+		if !errs.AddErr(err) {
+			return cfg, spec, nil, err
+		}
+		if sc, _ = reg.Lookup(cfg.Scenario); sc == nil {
+			return cfg, spec, nil, errs.Err()
+		}
 	}
-	cfg.Preset, cfg.Variant = spec.Preset, spec.Variant
 	if cfg.Property != "" {
-		found := false
 		names := make([]string, 0, len(sc.Properties))
+		found := false
 		for _, p := range sc.Properties {
 			names = append(names, p.Name)
 			found = found || p.Name == cfg.Property
 		}
 		if !found {
-			return cfg, spec, nil, fieldErr("property", "unknown property %q of %s; one of %s", cfg.Property, sc.ID, strings.Join(names, ", "))
+			errs.Add("property", "unknown property %q of %s; one of %s", cfg.Property, sc.ID, strings.Join(names, ", "))
 		}
 	}
+	for _, name := range sortedRangeKeys(cfg.ParamRanges) {
+		r := cfg.ParamRanges[name]
+		field := "paramRanges." + name
+		if _, ok := sc.Param(name); !ok {
+			errs.Add(field, "unknown parameter of %s", sc.ID)
+			continue
+		}
+		if len(r.Values) == 0 && r.Min > r.Max {
+			errs.Add(field, "min %v is above max %v", r.Min, r.Max)
+			continue
+		}
+		for _, v := range r.Values {
+			p := cfg.withParam(spec, name, v)
+			if _, _, err := reg.Normalize(p); err != nil {
+				errs.Add(field, "value %v: %v", v, err)
+				break
+			}
+		}
+	}
+	if err := errs.Err(); err != nil {
+		return cfg, spec, nil, err
+	}
+	cfg.Preset, cfg.Variant = spec.Preset, spec.Variant
 	def := DefaultBudget(cfg.Strategy)
-	switch {
-	case cfg.Budget.States < 0:
-		return cfg, spec, nil, fieldErr("budget.states", "is %d; a budget cannot be negative", cfg.Budget.States)
-	case cfg.Budget.Runs < 0:
-		return cfg, spec, nil, fieldErr("budget.runs", "is %d; a budget cannot be negative", cfg.Budget.Runs)
-	case cfg.Budget.Depth < 0:
-		return cfg, spec, nil, fieldErr("budget.depth", "is %d; a budget cannot be negative", cfg.Budget.Depth)
-	case cfg.PCTDepth < 0 || cfg.PCTDepth > 64:
-		return cfg, spec, nil, fieldErr("pctDepth", "is %d, outside the allowed range [1, 64]", cfg.PCTDepth)
-	}
-	if cfg.Reductions.DPOR && cfg.Strategy != DFS {
-		return cfg, spec, nil, fieldErr("reductions.dpor", "dynamic partial-order reduction is a dfs reduction; strategy is %s", cfg.Strategy)
-	}
 	if cfg.Budget.States == 0 {
 		cfg.Budget.States = def.States
 	}
@@ -179,22 +207,6 @@ func (cfg Config) normalize(reg *scenario.Registry) (Config, scenario.RunSpec, *
 	}
 	if cfg.PCTDepth == 0 {
 		cfg.PCTDepth = DefaultPCTDepth
-	}
-	for _, name := range sortedRangeKeys(cfg.ParamRanges) {
-		r := cfg.ParamRanges[name]
-		field := "paramRanges." + name
-		if _, ok := sc.Param(name); !ok {
-			return cfg, spec, nil, fieldErr(field, "unknown parameter of %s", sc.ID)
-		}
-		if len(r.Values) == 0 && r.Min > r.Max {
-			return cfg, spec, nil, fieldErr(field, "min %v is above max %v", r.Min, r.Max)
-		}
-		for _, v := range r.Values {
-			p := cfg.withParam(spec, name, v)
-			if _, _, err := reg.Normalize(p); err != nil {
-				return cfg, spec, nil, fieldErr(field, "value %v: %v", v, err)
-			}
-		}
 	}
 	return cfg, spec, sc, nil
 }

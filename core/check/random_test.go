@@ -2,6 +2,7 @@ package check_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/racetrack-sim/racetrack/core/catalog"
@@ -102,5 +103,20 @@ func TestConfigErrorsNameTheField(t *testing.T) {
 		if !errors.As(err, &fe) || fe.Field != tc.field {
 			t.Errorf("New(%+v) = %v; want an error naming %s", tc.cfg, err, tc.field)
 		}
+	}
+}
+
+// TestConfigReportsEveryRejectedField: several bad fields, one error each,
+// in the order they are checked.
+func TestConfigReportsEveryRejectedField(t *testing.T) {
+	_, err := check.New(catalog.New(), check.Config{Scenario: "dining-philosophers", Preset: "x", Strategy: "bogo", Property: "liveness",
+		Budget: check.Budget{States: -2, Runs: -1}, Params: map[string]any{"philosophers": 99}})
+	var got []string
+	for _, fe := range scenario.AllFieldErrors(err) {
+		got = append(got, fe.Field)
+	}
+	want := "strategy budget.states budget.runs preset params.philosophers property"
+	if strings.Join(got, " ") != want {
+		t.Fatalf("fields %q, want %q (%v)", got, want, err)
 	}
 }

@@ -124,7 +124,9 @@ func jsonTypeName(goType string) string {
 
 // Normalize validates s against the registry and returns it in normal
 // form: preset and variant filled in, every parameter present with its
-// canonical value, budgets filled in. Errors name the field.
+// canonical value, budgets filled in. Errors name the field; every
+// rejected field is reported (a FieldErrors when more than one), except
+// that nothing is checked past a missing or unknown scenario.
 func (r *Registry) Normalize(s RunSpec) (RunSpec, *Scenario, error) {
 	if s.Scenario == "" {
 		return s, nil, fieldErr("scenario", "is required; one of %s", strings.Join(r.ids(), ", "))
@@ -133,35 +135,36 @@ func (r *Registry) Normalize(s RunSpec) (RunSpec, *Scenario, error) {
 	if !ok {
 		return s, nil, fieldErr("scenario", "unknown scenario %q; one of %s", s.Scenario, strings.Join(r.ids(), ", "))
 	}
+	var errs Collector
 	out := RunSpec{Scenario: sc.ID, Seed: s.Seed}
 	preset := sc.DefaultPreset()
 	if s.Preset != "" {
-		if preset, ok = sc.Preset(s.Preset); !ok {
-			return s, nil, fieldErr("preset", "unknown preset %q of %s; one of %s", s.Preset, sc.ID, strings.Join(sc.presetIDs(), ", "))
+		if p, ok := sc.Preset(s.Preset); ok {
+			preset = p
+		} else {
+			errs.Add("preset", "unknown preset %q of %s; one of %s", s.Preset, sc.ID, strings.Join(sc.presetIDs(), ", "))
 		}
 	}
 	out.Preset = preset.ID
 	out.Variant = sc.DefaultVariant()
 	if s.Variant != "" {
-		if !sc.HasVariant(s.Variant) {
-			return s, nil, fieldErr("variant", "unknown variant %q of %s; one of %s", s.Variant, sc.ID, strings.Join(sc.variantIDs(), ", "))
+		if sc.HasVariant(s.Variant) {
+			out.Variant = s.Variant
+		} else {
+			errs.Add("variant", "unknown variant %q of %s; one of %s", s.Variant, sc.ID, strings.Join(sc.variantIDs(), ", "))
 		}
-		out.Variant = s.Variant
 	}
-	params, err := sc.normalizeParams(preset, s.Params)
-	if err != nil {
-		return s, nil, err
-	}
-	out.Params = params
+	out.Params = sc.normalizeParams(preset, s.Params, &errs)
 	if s.Seed > MaxSeed {
-		return s, nil, fieldErr("seed", "is %d, above the largest allowed seed %d", s.Seed, uint64(MaxSeed))
+		errs.Add("seed", "is %d, above the largest allowed seed %d", s.Seed, uint64(MaxSeed))
 	}
 	if len(s.Schedule) > MaxScheduleLen {
-		return s, nil, fieldErr("schedule", "holds %d choices, more than the %d allowed", len(s.Schedule), MaxScheduleLen)
-	}
-	for i, c := range s.Schedule {
-		if c < 0 {
-			return s, nil, fieldErr(fmt.Sprintf("schedule[%d]", i), "is %d; a choice is a non-negative option index", c)
+		errs.Add("schedule", "holds %d choices, more than the %d allowed", len(s.Schedule), MaxScheduleLen)
+	} else {
+		for i, c := range s.Schedule {
+			if c < 0 {
+				errs.Add(fmt.Sprintf("schedule[%d]", i), "is %d; a choice is a non-negative option index", c)
+			}
 		}
 	}
 	if len(s.Schedule) > 0 {
@@ -170,21 +173,24 @@ func (r *Registry) Normalize(s RunSpec) (RunSpec, *Scenario, error) {
 	out.MaxSteps = preset.MaxSteps
 	if s.MaxSteps != 0 {
 		if s.MaxSteps < 1 || s.MaxSteps > MaxStepsCap {
-			return s, nil, fieldErr("maxSteps", "is %d, outside the allowed range [1, %d]", s.MaxSteps, MaxStepsCap)
+			errs.Add("maxSteps", "is %d, outside the allowed range [1, %d]", s.MaxSteps, MaxStepsCap)
 		}
 		out.MaxSteps = s.MaxSteps
 	}
 	out.MaxTime = preset.MaxTime
 	if s.MaxTime != 0 {
 		if !(s.MaxTime > 0 && s.MaxTime <= MaxTimeCap) {
-			return s, nil, fieldErr("maxTime", "is %v ms, outside the allowed range (0, %d] ms", s.MaxTime, MaxTimeCap)
+			errs.Add("maxTime", "is %v ms, outside the allowed range (0, %d] ms", s.MaxTime, MaxTimeCap)
 		}
 		out.MaxTime = s.MaxTime
+	}
+	if err := errs.Err(); err != nil {
+		return s, nil, err
 	}
 	return out, sc, nil
 }
 
-func (s *Scenario) normalizeParams(preset *Preset, given map[string]any) (Values, error) {
+func (s *Scenario) normalizeParams(preset *Preset, given map[string]any, errs *Collector) Values {
 	out := Values{}
 	for _, name := range sortedKeys(given) {
 		p, ok := s.Param(name)
@@ -193,17 +199,19 @@ func (s *Scenario) normalizeParams(preset *Preset, given map[string]any) (Values
 			for i := range s.Params {
 				names[i] = s.Params[i].Name
 			}
-			return nil, fieldErr("params."+name, "unknown parameter of %s; known: %s", s.ID, strings.Join(names, ", "))
+			errs.Add("params."+name, "unknown parameter of %s; known: %s", s.ID, strings.Join(names, ", "))
+			continue
 		}
 		v, err := p.normalize(given[name])
 		if err != nil {
-			return nil, fieldErr("params."+name, "%v", err)
+			errs.Add("params."+name, "%v", err)
+			continue
 		}
 		out[name] = v
 	}
 	for i := range s.Params {
 		p := &s.Params[i]
-		if _, ok := out[p.Name]; ok {
+		if _, ok := given[p.Name]; ok {
 			continue
 		}
 		def := p.Default
@@ -212,11 +220,12 @@ func (s *Scenario) normalizeParams(preset *Preset, given map[string]any) (Values
 		}
 		v, err := p.normalize(def)
 		if err != nil {
-			return nil, fieldErr("params."+p.Name, "default %v", err)
+			errs.Add("params."+p.Name, "default %v", err)
+			continue
 		}
 		out[p.Name] = v
 	}
-	return out, nil
+	return out
 }
 
 // CanonicalJSON is the normal form of a normalised spec as bytes.

@@ -134,3 +134,47 @@ func TestScheduleThatDoesNotFitNamesTheField(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryRejectedFieldIsReported: one spec with several bad fields gets
+// one error per field, in the order the fields are checked; the first is
+// what errors.As finds.
+func TestEveryRejectedFieldIsReported(t *testing.T) {
+	spec, err := scenario.DecodeRunSpec([]byte(`{"scenario":"dining-philosophers","preset":"x","variant":"y",
+		"params":{"philosophers":20,"forks":3},"seed":9007199254740992,"schedule":[0,-1,-2],"maxSteps":-3,"maxTime":-5}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = registry().Normalize(spec)
+	var got []string
+	for _, fe := range scenario.AllFieldErrors(err) {
+		got = append(got, fe.Field)
+	}
+	want := []string{"preset", "variant", "params.forks", "params.philosophers", "seed", "schedule[1]", "schedule[2]", "maxSteps", "maxTime"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("fields %q, want %q", got, want)
+	}
+	var fe *scenario.FieldError
+	if !errors.As(err, &fe) || fe.Field != "preset" || !errors.Is(err, scenario.ErrInvalid) {
+		t.Fatalf("errors.As finds %v, want the preset error; Is(ErrInvalid) %v", fe, errors.Is(err, scenario.ErrInvalid))
+	}
+	if !strings.Contains(err.Error(), "params.philosophers: ") || !strings.Contains(err.Error(), "; maxTime: ") {
+		t.Fatalf("message %q does not name every field", err)
+	}
+}
+
+// TestFieldErrorsAreBounded: a schedule with a million negative choices
+// yields at most MaxFieldErrors errors, the last counting the rest.
+func TestFieldErrorsAreBounded(t *testing.T) {
+	sched := make([]int, 1_000_000)
+	for i := range sched {
+		sched[i] = -1
+	}
+	_, _, err := registry().Normalize(scenario.RunSpec{Scenario: "dining-philosophers", Schedule: sched})
+	all := scenario.AllFieldErrors(err)
+	if len(all) != scenario.MaxFieldErrors {
+		t.Fatalf("%d errors, want %d", len(all), scenario.MaxFieldErrors)
+	}
+	if last := all[len(all)-1]; !strings.Contains(last.Msg, "and 999981 more") {
+		t.Fatalf("last error %q", last.Msg)
+	}
+}
