@@ -2,6 +2,8 @@ package api
 
 import (
 	"net/http"
+	"runtime"
+	"runtime/debug"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -21,6 +23,7 @@ type metrics struct {
 	slowClosed prometheus.Counter
 	queue      prometheus.Gauge
 	cacheBytes prometheus.Gauge
+	buildInfo  *prometheus.GaugeVec
 }
 
 func newMetrics() *metrics {
@@ -54,15 +57,38 @@ func newMetrics() *metrics {
 		cacheBytes: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "racetrack_timeline_cache_bytes", Help: "Estimated memory held by cached timelines.",
 		}),
+		buildInfo: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "racetrack_build_info", Help: "Always 1: the version and commit of this binary, and the Go release it was built with.",
+		}, []string{"version", "revision", "goversion"}),
 	}
+	m.buildInfo.WithLabelValues(buildVersion()).Set(1)
 	for _, kind := range []string{"run", "search"} {
 		m.streams.WithLabelValues(kind)
 	}
-	m.reg.MustRegister(m.requests, m.latency, m.runs, m.searches, m.streams, m.frames, m.slowClosed, m.queue, m.cacheBytes,
+	m.reg.MustRegister(m.requests, m.latency, m.runs, m.searches, m.streams, m.frames, m.slowClosed, m.queue, m.cacheBytes, m.buildInfo,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
 
 func (m *metrics) handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+}
+
+// buildVersion is the module version, VCS commit and Go release of this
+// binary ("unknown" where the build did not record them).
+func buildVersion() (version, revision, goVersion string) {
+	version, revision, goVersion = "unknown", "unknown", runtime.Version()
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return
+	}
+	if bi.Main.Version != "" {
+		version = bi.Main.Version
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" && s.Value != "" {
+			revision = s.Value
+		}
+	}
+	return
 }

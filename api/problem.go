@@ -12,25 +12,39 @@ import (
 )
 
 // Problem is an RFC 9457 problem detail. Field names the request field or
-// parameter at fault, so a client can point at it.
+// parameter at fault, so a client can point at it; Errors lists every
+// field at fault (the first is Field), so a form can mark them all at
+// once.
 type Problem struct {
-	Type      string `json:"type"`
-	Title     string `json:"title"`
-	Status    int    `json:"status"`
-	Detail    string `json:"detail"`
-	Instance  string `json:"instance,omitempty"`
-	Field     string `json:"field,omitempty"`
-	RequestID string `json:"requestId,omitempty"`
+	Type      string         `json:"type"`
+	Title     string         `json:"title"`
+	Status    int            `json:"status"`
+	Detail    string         `json:"detail"`
+	Instance  string         `json:"instance,omitempty"`
+	Field     string         `json:"field,omitempty"`
+	Errors    []FieldProblem `json:"errors,omitempty"`
+	RequestID string         `json:"requestId,omitempty"`
 
 	retryAfter int // seconds, sent as Retry-After
 }
 
 func (p *Problem) Error() string { return fmt.Sprintf("%d %s: %s", p.Status, p.Title, p.Detail) }
 
-const problemType = "https://racetrack.dev/problems/"
+// FieldProblem is one field at fault.
+type FieldProblem struct {
+	Field  string `json:"field"`
+	Detail string `json:"detail"`
+}
 
+// newProblem builds a problem of a documented kind (its type is the URI
+// where the server describes it, see problemTypes); a kind without a
+// description is about:blank, as RFC 9457 has it.
 func newProblem(status int, kind, title, field, format string, args ...any) *Problem {
-	return &Problem{Type: problemType + kind, Title: title, Status: status, Field: field, Detail: fmt.Sprintf(format, args...)}
+	typ := "about:blank"
+	if _, ok := problemTypes[kind]; ok {
+		typ = problemTypePath + kind
+	}
+	return &Problem{Type: typ, Title: title, Status: status, Field: field, Detail: fmt.Sprintf(format, args...)}
 }
 
 // badRequest is a request that cannot be parsed (malformed JSON, wrong
@@ -68,6 +82,25 @@ func fromFieldError(fe *scenario.FieldError, syntax bool) *Problem {
 	return invalid(fe.Field, "%s: %s", fe.Field, fe.Msg)
 }
 
+// fromFieldErrors maps every field error in err (a scenario.FieldErrors
+// or one *scenario.FieldError) to one problem: the first decides the
+// status and Field, Errors lists them all. It returns nil when err holds
+// no field error.
+func fromFieldErrors(err error, syntax bool) *Problem {
+	fes := scenario.AllFieldErrors(err)
+	if len(fes) == 0 {
+		return nil
+	}
+	p := fromFieldError(fes[0], syntax)
+	if len(fes) > 1 {
+		p.Detail = err.Error()
+		for _, fe := range fes {
+			p.Errors = append(p.Errors, FieldProblem{Field: fe.Field, Detail: fe.Msg})
+		}
+	}
+	return p
+}
+
 // writeError renders err. A *Problem or *scenario.FieldError is the
 // client's fault and shown; anything else is logged with the request id
 // and reported as an opaque 500.
@@ -80,7 +113,7 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.As(err, &mbe):
 		p = tooLarge(mbe.Limit)
 	case errors.As(err, &fe):
-		p = fromFieldError(fe, false)
+		p = fromFieldErrors(err, false)
 	default:
 		id := middleware.GetReqID(r.Context())
 		loggerFrom(r.Context()).ErrorContext(r.Context(), "internal error", "err", err, "method", r.Method, "path", r.URL.Path, "requestId", id)
@@ -88,6 +121,9 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 			"the server failed to handle this request; quote request id %s when reporting it", id)
 	}
 	out := *p
+	if len(out.Errors) == 0 && out.Field != "" {
+		out.Errors = []FieldProblem{{Field: out.Field, Detail: out.Detail}}
+	}
 	out.Instance = r.URL.Path
 	out.RequestID = middleware.GetReqID(r.Context())
 	if out.retryAfter > 0 {

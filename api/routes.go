@@ -24,6 +24,7 @@ func (s *Server) routes() http.Handler {
 	r.Get("/healthz", s.healthz)
 	r.Method(http.MethodGet, "/metrics", s.metrics.handler())
 	r.Get("/api/openapi.json", serveOpenAPI)
+	r.Get(problemTypePath+"{kind}", serveProblemType)
 
 	r.Route("/api/v1", func(r chi.Router) {
 		r.Use(noStore)

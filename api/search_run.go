@@ -40,25 +40,42 @@ func DecodeSearchRequest(data []byte) (SearchRequest, error) {
 // planSearch checks a request against the server's bounds and the
 // catalog and builds its explorer. Errors name the field.
 func (s *Server) planSearch(req SearchRequest) (*searchPlan, error) {
+	// Every rejected field is reported: the server's bounds first, then
+	// what the catalog and the checker reject (a field once).
+	var errs scenario.Collector
 	switch req.Strategy {
 	case check.Random, check.PCT, check.BFS, check.DFS:
 	case "":
-		return nil, invalid("strategy", "strategy is required: random, pct, bfs or dfs")
+		errs.Add("strategy", "is required: random, pct, bfs or dfs")
 	default:
-		return nil, invalid("strategy", "unknown strategy %q: random, pct, bfs or dfs", truncate(req.Strategy, 20))
+		errs.Add("strategy", "unknown strategy %q: random, pct, bfs or dfs", truncate(req.Strategy, 20))
 	}
 	b := req.Budget
 	if b.States < 0 || b.States > s.cfg.MaxSearchStates {
-		return nil, invalid("budget.states", "budget.states is %d, outside [0, %d]", b.States, s.cfg.MaxSearchStates)
+		errs.Add("budget.states", "is %d, outside [0, %d]", b.States, s.cfg.MaxSearchStates)
 	}
 	if b.Runs < 0 || b.Runs > s.cfg.MaxSearchRuns {
-		return nil, invalid("budget.runs", "budget.runs is %d, outside [0, %d]", b.Runs, s.cfg.MaxSearchRuns)
+		errs.Add("budget.runs", "is %d, outside [0, %d]", b.Runs, s.cfg.MaxSearchRuns)
 	}
 	if !(b.Seconds >= 0 && b.Seconds <= s.cfg.MaxSearchSeconds) {
-		return nil, invalid("budget.seconds", "budget.seconds is %v, outside [0, %v]", b.Seconds, s.cfg.MaxSearchSeconds)
+		errs.Add("budget.seconds", "is %v, outside [0, %v]", b.Seconds, s.cfg.MaxSearchSeconds)
 	}
 	if req.Seed > scenario.MaxSeed {
-		return nil, invalid("seed", "seed is %d, above the largest allowed seed %d", req.Seed, uint64(scenario.MaxSeed))
+		errs.Add("seed", "is %d, above the largest allowed seed %d", req.Seed, uint64(scenario.MaxSeed))
+	}
+	if errs.Len() > 0 {
+		_, err := check.New(s.reg, check.Config{Scenario: req.Scenario, Preset: req.Preset, Variant: req.Variant, Params: req.Params,
+			Property: req.Property, Strategy: check.Random})
+		seen := map[string]bool{}
+		for _, fe := range scenario.AllFieldErrors(errs.Err()) {
+			seen[fe.Field] = true
+		}
+		for _, fe := range scenario.AllFieldErrors(err) {
+			if !seen[fe.Field] {
+				errs.Add(fe.Field, "%s", fe.Msg)
+			}
+		}
+		return nil, fromFieldErrors(errs.Err(), false)
 	}
 	seconds := b.Seconds
 	if seconds == 0 {
@@ -74,9 +91,8 @@ func (s *Server) planSearch(req SearchRequest) (*searchPlan, error) {
 		Budget: check.Budget{States: b.States, Runs: b.Runs}, Reductions: red,
 	})
 	if err != nil {
-		var fe *scenario.FieldError
-		if errors.As(err, &fe) {
-			return nil, fromFieldError(fe, false)
+		if p := fromFieldErrors(err, false); p != nil {
+			return nil, p
 		}
 		if errors.Is(err, check.ErrUnsupported) {
 			return nil, invalid("strategy", "%v", err)
