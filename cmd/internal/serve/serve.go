@@ -5,6 +5,7 @@ package serve
 
 import (
 	"context"
+	"embed"
 	"errors"
 	"flag"
 	"io"
@@ -14,7 +15,6 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"testing/fstest"
 	"time"
 
 	"github.com/racetrack-sim/racetrack/api"
@@ -128,15 +128,17 @@ func splitList(s string) []string {
 	return out
 }
 
-// NoWasmEngine is the engine.json served by a binary that carries no
-// wasm build (a plain `go install`): "engine": "server" makes the page
-// use the server without probing for app.wasm, and "wasm": false says
-// the in-tab engine cannot load here.
-const NoWasmEngine = `{"engine": "server", "wasm": false}` + "\n"
+// noWasm holds the engine.json served by a binary that carries no wasm
+// build (a plain `go install`): "engine": "server" makes the page use the
+// server without probing for app.wasm, and "wasm": false says the in-tab
+// engine cannot load here.
+//
+//go:embed nowasm/engine.json
+var noWasm embed.FS
 
 // Files are the page's files: a directory given on the command line, or
 // the ones built into the binary. When the binary holds no wasm build,
-// engine.json says so (NoWasmEngine) ahead of web/engine.json, so the
+// engine.json says so (nowasm/engine.json) ahead of web/engine.json, so the
 // page runs on the server engine instead of failing to load app.wasm.
 func Files(dir string, wasmBuilt bool, logger *slog.Logger) []iofs.FS {
 	if dir != "" {
@@ -144,8 +146,11 @@ func Files(dir string, wasmBuilt bool, logger *slog.Logger) []iofs.FS {
 	}
 	if !wasmBuilt {
 		logger.Info("this binary holds no app.wasm: the page runs on the server engine only (`make wasm`, then build again, to embed the in-tab engine)")
-		noWasm := fstest.MapFS{"engine.json": &fstest.MapFile{Data: []byte(NoWasmEngine), Mode: 0o444}}
-		return []iofs.FS{noWasm, web.Files, static.FS()}
+		sub, err := iofs.Sub(noWasm, "nowasm")
+		if err != nil {
+			panic(err) // the embedded directory is part of this package
+		}
+		return []iofs.FS{sub, web.Files, static.FS()}
 	}
 	return []iofs.FS{web.Files, static.FS()}
 }
