@@ -12,6 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/racetrack-sim/racetrack/core/catalog"
+	"github.com/racetrack-sim/racetrack/core/check"
+	"github.com/racetrack-sim/racetrack/core/scenario"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -221,4 +224,69 @@ func TestBinaryExitStatus(t *testing.T) {
 		}
 		assert.Equal(t, c.code, code, "%q", c.args)
 	}
+}
+
+// TestToolFailure: what racetrack cannot do itself (write a file, make a
+// folder) exits 1, not a verdict.
+func TestToolFailure(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	for _, args := range [][]string{
+		{"export", "-format", "json", "-o", filepath.Join(file, "out.json"), "-scenario", "dining-philosophers", "-variant", "fixed"},
+		{"run", "-scenario", "dining-philosophers", "-variant", "fixed", "-store", file},
+	} {
+		code, _, errOut := racetrack(t, args...)
+		assert.Equal(t, exitFailure, code, "%q: %s", args, errOut)
+		assert.Contains(t, errOut, "not a directory", "%q", args)
+	}
+}
+
+// FuzzFlagDecoders: -seeds and -param never panic, and what they accept
+// is what was given.
+func FuzzFlagDecoders(f *testing.F) {
+	for _, s := range []string{"1-500", "7", " 3 - 9 ", "9-1", "-", "1-", "18446744073709551615", "meals=3", "timed=true", `name="x"`, "x=", "=3", "a=[1,2]"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if lo, hi, err := seedRange(s); err == nil && (lo > hi || hi > 1<<53-1) {
+			t.Fatalf("seedRange(%q) = %d, %d", s, lo, hi)
+		}
+		p := params{}
+		if err := p.Set(s); err == nil {
+			name, _, _ := strings.Cut(s, "=")
+			if _, ok := p[name]; !ok || len(p) != 1 {
+				t.Fatalf("Set(%q) = %v", s, p)
+			}
+		}
+	})
+}
+
+// FuzzSearchConfig: a -config is decoded strictly and validated by
+// check.New; a rejection always names a field.
+func FuzzSearchConfig(f *testing.F) {
+	for _, s := range []string{
+		`{"scenario":"vitess-messager","preset":"lock-level","strategy":"bfs","budget":{"states":100}}`,
+		`{"scenario":"dining-philosophers","strategy":"random","paramRanges":{"philosophers":{"min":2,"max":5}}}`,
+		`{"scenario":"x","strategy":"pct","pctDepth":99}`, `{"budget":{"depth":-1}}`, `[]`, `{"reductions":{"dpor":true}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	reg := catalog.New()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var cfg check.Config
+		err := scenario.DecodeStrict(data, &cfg)
+		if err == nil {
+			_, err = check.New(reg, cfg)
+		}
+		if err != nil && !errors.Is(err, check.ErrUnsupported) {
+			for _, fe := range scenario.AllFieldErrors(err) {
+				if fe.Field == "" || fe.Msg == "" {
+					t.Fatalf("rejection %v has an empty field error", err)
+				}
+			}
+			if len(scenario.AllFieldErrors(err)) == 0 {
+				t.Fatalf("rejection %v names no field", err)
+			}
+		}
+	})
 }
