@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus/testutil/promlint"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -86,4 +88,7 @@ func TestBuildInfoMetric(t *testing.T) {
 	require.Equal(t, http.StatusOK, res.Status)
 	line := regexp.MustCompile(`(?m)^racetrack_build_info\{goversion="go[^"]+",revision="[^"]+",version="[^"]+"\} 1$`)
 	assert.Regexp(t, line, string(res.Body))
+	problems, err := promlint.New(bytes.NewReader(res.Body)).Lint()
+	require.NoError(t, err)
+	assert.Empty(t, problems, "promlint")
 }
