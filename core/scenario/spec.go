@@ -19,6 +19,13 @@ const (
 	MaxSeed        = 1<<53 - 1 // the largest integer JavaScript holds exactly
 )
 
+// PresetMaxSteps is the largest default step budget a preset may have:
+// every shipped preset must run with its defaults on a server whose
+// per-run step limit is this value (the server's default), in the browser
+// and on the command line alike. core/modeltest checks every preset
+// against it; a server configured below it refuses shipped presets.
+const PresetMaxSteps = 1_000_000
+
 // RunSpec names one run. With its schedule it determines the run exactly.
 type RunSpec struct {
 	Scenario string         `json:"scenario"`

@@ -123,7 +123,7 @@ func presets() []scenario.Preset {
 				"beliefs follow whichever shard last handled an RPC, so the flow-control delay is wrong while the load lasts (compare the delay " +
 				"applied with the delay the true backlog gives), and once the load stops they keep the last stale value for ever.",
 			Params:  map[string]any{pHotShare: 0.5, pWriteRate: 10.0, pViewLatency: 800.0, pDuration: 120_000.0},
-			MaxTime: 126_000, MaxSteps: 2_000_000, Property: PropConverges},
+			MaxTime: 126_000, MaxSteps: 1_000_000, Property: PropConverges},
 	}
 }
 
