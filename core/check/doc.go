@@ -21,6 +21,11 @@
 // an Eventually property (checked at the end of an untimed run); the
 // Result lists the reductions actually applied.
 //
+// A search for a Sometimes property (sim.Sometimes) looks for a run that
+// reaches it instead: the result is reached (with the schedule that gets
+// there, shrunk the same way), not reached within budget, or, when an
+// exhaustive search completes, unreachable.
+//
 // A counterexample is the RunSpec of the search plus the schedule (the
 // list of choices) that replays it with scenario.Registry.Execute; it is
 // then shrunk by delta debugging (ddmin) to a locally minimal schedule that

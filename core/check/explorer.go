@@ -12,6 +12,10 @@ const (
 	VerdictViolation = "violation found"
 	VerdictNone      = "no violation within budget"
 	VerdictVerified  = "verified: no schedule violates it"
+	// The verdicts of a search for a Sometimes property.
+	VerdictReached     = "reached"
+	VerdictNotReached  = "not reached within budget"
+	VerdictUnreachable = "unreachable: no schedule reaches it"
 )
 
 // Progress is where a search stands after a slice of work.
@@ -105,8 +109,11 @@ type Explorer struct {
 	original int
 	shrink   *shrinker
 	verified bool // an exhaustive search completed
-	applied  Reductions
-	err      error
+	// reach: the searched property is a Sometimes property; a "violation"
+	// is then the first step that reaches it.
+	reach   bool
+	applied Reductions
+	err     error
 }
 
 // New validates cfg against the registry and returns an explorer ready to
@@ -117,6 +124,9 @@ func New(reg *scenario.Registry, cfg Config) (*Explorer, error) {
 		return nil, err
 	}
 	x := &Explorer{reg: reg, cfg: cfg, base: base, sc: sc}
+	for _, p := range sc.Properties {
+		x.reach = x.reach || (p.Name == cfg.Property && p.Kind == sim.KindSometimes)
+	}
 	switch cfg.Strategy {
 	case Random, PCT:
 		x.eng = &runEngine{x: x, pct: cfg.Strategy == PCT}
@@ -207,7 +217,7 @@ func (x *Explorer) verify() error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrReplay, err)
 	}
-	for _, v := range run.World.Violations() {
+	for _, v := range x.outcomes(run.World) {
 		if v.Property == x.found.violation.Property {
 			if v.Message != x.found.violation.Message || v.Step != x.found.violation.Step {
 				return fmt.Errorf("%w: %s at step %d (%s), found at step %d (%s)", ErrReplay,
@@ -243,9 +253,15 @@ func (x *Explorer) Result() Result {
 	if x.err != nil {
 		r.Error = x.err.Error()
 	}
+	if x.reach {
+		r.Verdict = VerdictNotReached
+	}
 	if x.found != nil {
 		spec := x.found.spec
 		r.Found, r.Verdict = true, VerdictViolation
+		if x.reach {
+			r.Verdict = VerdictReached
+		}
 		r.Property, r.Violation, r.Step = x.found.violation.Property, x.found.violation.Message, x.found.violation.Step
 		r.Counterexample = &spec
 		r.Length = len(spec.Schedule)
@@ -255,6 +271,9 @@ func (x *Explorer) Result() Result {
 	}
 	if x.verified && x.err == nil {
 		r.Exhaustive, r.Verdict = true, VerdictVerified
+		if x.reach {
+			r.Verdict = VerdictUnreachable
+		}
 	}
 	return r
 }
@@ -264,9 +283,19 @@ func (x *Explorer) matches(v *sim.Violation) bool {
 	return x.cfg.Property == "" || v.Property == x.cfg.Property
 }
 
-// violation returns the first violation of the searched property in w.
+// outcomes are what a search looks for in w: its violations or, for a
+// Sometimes property, the properties it reached.
+func (x *Explorer) outcomes(w *sim.World) []sim.Violation {
+	if x.reach {
+		return w.Reached()
+	}
+	return w.Violations()
+}
+
+// violation returns the first violation of the searched property in w
+// (for a Sometimes property, the step that reached it).
 func (x *Explorer) violation(w *sim.World) (sim.Violation, bool) {
-	for _, v := range w.Violations() {
+	for _, v := range x.outcomes(w) {
 		if x.matches(&v) {
 			return v, true
 		}

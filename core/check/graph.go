@@ -102,7 +102,7 @@ func newGraphEngine(x *Explorer) (engine, error) {
 		if x.cfg.Property != "" && p.Name != x.cfg.Property {
 			continue
 		}
-		if p.Kind == sim.KindAlways {
+		if p.Kind == sim.KindAlways || (p.Kind == sim.KindSometimes && p.Name == x.cfg.Property) {
 			partialOrder = false
 		}
 	}

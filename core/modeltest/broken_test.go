@@ -89,14 +89,20 @@ func (m *counters) Handle(w *sim.World, p *sim.Proc, _ *sim.Event) sim.Action {
 	return sim.Exit("done")
 }
 
-func (m *counters) Properties() []sim.Property {
-	return []sim.Property{
-		sim.NoDeadlock(),
-		sim.Always("total-counts", "the total is the sum of the counters",
-			func(w *sim.World) bool { x := w.Model().(*counters); return x.Total >= 0 },
-			func(w *sim.World) string { return "negative total" }),
-	}
+var properties = sim.Props[*counters]{
+	sim.NoDeadlockProp[*counters](sim.NoDeadlockHelp),
+	sim.Always("total-counts", "the total is the sum of the counters",
+		func(_ *sim.World, m *counters) bool { return m.Total >= 0 },
+		func(_ *sim.World, m *counters) string { return "negative total" }),
+	sim.Sometimes("all-counted", "every thread has bumped its counter to the end",
+		func(_ *sim.World, m *counters) bool { return m.Total == 3*rounds },
+		func(_ *sim.World, m *counters) string { return "all counted" }),
+	sim.Sometimes("over-counted", "the total exceeds what the threads can count (unreachable)",
+		func(_ *sim.World, m *counters) bool { return m.Total > 3*rounds },
+		func(_ *sim.World, m *counters) string { return "over-counted" }),
 }
+
+func (m *counters) Properties() []sim.Property { return properties.Of(m) }
 
 func (m *counters) Clone() sim.Model {
 	c := *m
@@ -146,13 +152,16 @@ func brokenScenario(overBudget, helpWrong bool) *scenario.Scenario {
 	return &scenario.Scenario{
 		ID: "counters", Title: "Counters",
 		Variants: []scenario.Variant{{ID: "ordered"}, {ID: "crossed"}},
-		Presets: []scenario.Preset{{ID: "timed", Params: map[string]any{"timed": true}, MaxTime: 1000, MaxSteps: steps},
-			{ID: "untimed", Params: map[string]any{}, MaxTime: 1000, MaxSteps: 10_000}},
+		Presets: []scenario.Preset{{ID: "timed", Params: map[string]any{"timed": true}, MaxTime: 1000, MaxSteps: steps, Reach: "all-counted"},
+			{ID: "untimed", Params: map[string]any{}, MaxTime: 1000, MaxSteps: 10_000, Reach: "all-counted"},
+			{ID: "never", Params: map[string]any{}, MaxTime: 1000, MaxSteps: 10_000, Reach: "over-counted"}},
 		Params: []scenario.Param{scenario.EnumParam("fault", "none", faults, "what to break"),
 			scenario.BoolParam("timed", false, "steps take time")},
 		Properties: []scenario.PropertyInfo{
-			{Name: sim.NoDeadlockName, Kind: sim.KindNoDeadlock, Help: sim.NoDeadlock().Help},
+			{Name: sim.NoDeadlockName, Kind: sim.KindNoDeadlock, Help: sim.NoDeadlockHelp},
 			{Name: "total-counts", Kind: sim.KindAlways, Help: help},
+			{Name: "all-counted", Kind: sim.KindSometimes, Help: "every thread has bumped its counter to the end"},
+			{Name: "over-counted", Kind: sim.KindSometimes, Help: "the total exceeds what the threads can count (unreachable)"},
 		},
 		New: func(variant string, v scenario.Values) (sim.Model, error) {
 			return &counters{fault: v.String("fault"), crossed: variant == "crossed", timed: v.Bool("timed")}, nil
@@ -220,9 +229,8 @@ func TestBudgetAndPropertyChecksFail(t *testing.T) {
 	}
 	wrong := brokenRegistry(false, true)
 	sc, _ = wrong.Lookup("counters")
-	sc.Properties[1].Name = "total-adds-up"
 	if err := modeltest.CheckProperties(wrong, sc); err == nil || !strings.Contains(err.Error(), "in the catalog") {
-		t.Errorf("a catalog property the model does not have: %v", err)
+		t.Errorf("a catalog property help the model does not have: %v", err)
 	}
 }
 
@@ -313,5 +321,31 @@ func TestShareLinkCarriesTheSpec(t *testing.T) {
 	got, err := scenario.DecodeRunSpec(b)
 	if err != nil || got.Seed != 7 || len(got.Schedule) != 3 || got.Variant != "crossed" {
 		t.Fatalf("decoded %+v, %v", got, err)
+	}
+}
+
+func TestReachCheckAndSometimesVerdicts(t *testing.T) {
+	reg := brokenRegistry(false, false)
+	ordered := scenario.RunSpec{Scenario: "counters", Preset: "untimed", Variant: "ordered"}
+	if err := modeltest.CheckReach(reg, ordered, 50); err != nil {
+		t.Errorf("a reachable Reach: %v", err)
+	}
+	never := ordered
+	never.Preset = "never"
+	if err := modeltest.CheckReach(reg, never, 50); err == nil || !strings.Contains(err.Error(), "reaches over-counted") {
+		t.Errorf("an unreachable Reach: %v", err)
+	}
+	if r := modeltest.Search(t, reg, ordered, check.BFS, "all-counted"); !r.Found || r.Verdict != check.VerdictReached || r.Counterexample == nil {
+		t.Errorf("bfs for a reachable Sometimes: %+v", r)
+	}
+	if r := modeltest.Search(t, reg, ordered, check.BFS, "over-counted"); r.Found || r.Verdict != check.VerdictUnreachable {
+		t.Errorf("bfs for an unreachable Sometimes: %+v", r)
+	}
+	run, err := reg.Execute(ordered, scenario.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := run.World.Reached(); len(got) != 1 || got[0].Property != "all-counted" || run.World.Violated("all-counted") || len(run.World.Violations()) != 0 {
+		t.Errorf("a run reached %v and violated %v", got, run.World.Violations())
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/racetrack-sim/racetrack/core/check"
 	"github.com/racetrack-sim/racetrack/core/scenario"
 	"github.com/racetrack-sim/racetrack/core/sim"
 	"github.com/racetrack-sim/racetrack/core/timeline"
@@ -23,16 +24,19 @@ type Options struct {
 	// Picks is the number of random steps the seek and clone checks
 	// examine in each run (the last step is always examined too).
 	Picks int
+	// ReachRuns bounds the random runs that look for a preset's Reach.
+	ReachRuns int
 }
 
 // DefaultOptions are the options Conform uses: two seeds, runs capped at
-// 3000 steps and 6 random steps each; under -short (the wasm pass) one
-// seed, 600 steps and 3 random steps.
+// 3000 steps and 6 random steps each, up to 1000 runs to reach a preset's
+// Reach; under -short (the wasm pass) one seed, 600 steps, 3 random steps
+// and 300 runs.
 func DefaultOptions() Options {
 	if testing.Short() {
-		return Options{Seeds: []uint64{1}, MaxSteps: 600, Picks: 3}
+		return Options{Seeds: []uint64{1}, MaxSteps: 600, Picks: 3, ReachRuns: 300}
 	}
-	return Options{Seeds: []uint64{1, 2}, MaxSteps: 3000, Picks: 6}
+	return Options{Seeds: []uint64{1, 2}, MaxSteps: 3000, Picks: 6, ReachRuns: 1000}
 }
 
 // Conform runs every check on every scenario of reg: the properties and
@@ -50,6 +54,9 @@ func Conform(t *testing.T, reg *scenario.Registry, opt Options) {
 			for _, p := range sc.Presets {
 				for _, v := range sc.Variants {
 					t.Run(p.ID+"/"+v.ID, func(t *testing.T) {
+						if err := CheckReach(reg, scenario.RunSpec{Scenario: sc.ID, Preset: p.ID, Variant: v.ID, MaxSteps: opt.MaxSteps}, opt.ReachRuns); err != nil {
+							t.Error(err)
+						}
 						for _, seed := range opt.Seeds {
 							spec := scenario.RunSpec{Scenario: sc.ID, Preset: p.ID, Variant: v.ID, Seed: seed, MaxSteps: opt.MaxSteps}
 							for _, check := range []func() error{
@@ -78,7 +85,8 @@ func fail(spec scenario.RunSpec, step int, format string, args ...any) error {
 }
 
 // CheckProperties checks that the properties a model checks are those its
-// catalog entry lists (name and kind, in order), that they are
+// catalog entry lists (name, kind and help, in order: both come from
+// one sim.Props declaration), that they are
 // named once, and that each preset names one of them.
 func CheckProperties(reg *scenario.Registry, sc *scenario.Scenario) error {
 	names := map[string]bool{}
@@ -93,7 +101,7 @@ func CheckProperties(reg *scenario.Registry, sc *scenario.Scenario) error {
 		}
 		for i := range got {
 			p, info := &got[i], sc.Properties[i]
-			if p.Name != info.Name || p.Kind != info.Kind {
+			if p.Info() != info {
 				return fmt.Errorf("%w: %s/%s property %d is %s (%s: %q) in the model and %s (%s: %q) in the catalog",
 					ErrNonconforming, sc.ID, v.ID, i, p.Name, p.Kind, p.Help, info.Name, info.Kind, info.Help)
 			}
@@ -323,6 +331,39 @@ func CheckCloneHash(reg *scenario.Registry, spec scenario.RunSpec, k int) error 
 	}
 	if len(views) > 1 && len(hashes) < 2 {
 		return fail(ns, w.Steps(), "the model's view took %d values over %d steps, its Hash only one: Hash misses the state", len(views), w.Steps())
+	}
+	return nil
+}
+
+// CheckReach searches spec's preset with random runs (up to runs of them,
+// capped at spec.MaxSteps steps when set) for the Sometimes property the
+// preset names as Reach, and fails when no run reaches it: every variant,
+// the fixed ones included, must meet the situation its bug needs.
+func CheckReach(reg *scenario.Registry, spec scenario.RunSpec, runs int) error {
+	sc, ok := reg.Lookup(spec.Scenario)
+	if !ok {
+		return fmt.Errorf("%w: unknown scenario %q", ErrNonconforming, spec.Scenario)
+	}
+	p, ok := sc.Preset(spec.Preset)
+	if !ok || p.Reach == "" {
+		return nil
+	}
+	kind := sim.PropertyKind(0)
+	for _, info := range sc.Properties {
+		if info.Name == p.Reach {
+			kind = info.Kind
+		}
+	}
+	if kind != sim.KindSometimes {
+		return fmt.Errorf("%w: %s preset %s: Reach %q is not a Sometimes property of the model", ErrNonconforming, sc.ID, p.ID, p.Reach)
+	}
+	x, err := check.New(reg, check.Config{Scenario: spec.Scenario, Preset: spec.Preset, Variant: spec.Variant, Property: p.Reach,
+		Strategy: check.Random, Budget: check.Budget{Runs: runs, Depth: spec.MaxSteps}, NoShrink: true})
+	if err != nil {
+		return fail(spec, 0, "%v", err)
+	}
+	if r := x.Run(); !r.Found {
+		return fail(spec, 0, "no run of %d reaches %s (%s)", r.Runs, p.Reach, r.Verdict)
 	}
 	return nil
 }

@@ -108,22 +108,36 @@ func (t *Table) total() int {
 	return s
 }
 
-// Properties: no deadlock, and everyone eats all meals.
-func (t *Table) Properties() []sim.Property {
-	return []sim.Property{
-		sim.NoDeadlock(),
-		sim.Eventually("everyone-eats", "every philosopher eats all their meals", sim.Time(t.n*t.meals)*(t.think+t.eat+sim.Millisecond)*4+sim.Second,
-			func(w *sim.World) (bool, sim.Time) { return t.of(w).total() < t.n*t.meals, 0 },
-			func(w *sim.World) string {
-				tt := t.of(w)
-				return fmt.Sprintf("%d of %d meals eaten", tt.total(), tt.n*tt.meals)
-			}),
-	}
+// properties are the table's properties, declared once: the kernel checks
+// them (Properties) and the catalog lists them (Scenario).
+var properties = sim.Props[*Table]{
+	sim.NoDeadlockProp[*Table]("no cycle of philosophers each holding the fork the next one waits for"),
+	sim.Eventually("everyone-eats", "every philosopher eats all their meals",
+		func(t *Table) sim.Time { return sim.Time(t.n*t.meals)*(t.think+t.eat+sim.Millisecond)*4 + sim.Second },
+		func(_ *sim.World, t *Table) (bool, sim.Time) { return t.total() < t.n*t.meals, 0 },
+		func(_ *sim.World, t *Table) string {
+			return fmt.Sprintf("%d of %d meals eaten", t.total(), t.n*t.meals)
+		}),
+	sim.Sometimes("all-hungry", "every philosopher holds a fork or waits for one at the same time: the situation the deadlock needs",
+		func(w *sim.World, t *Table) bool { return t.hungry(w) == t.n },
+		func(w *sim.World, t *Table) string { return fmt.Sprintf("all %d philosophers are hungry at once", t.n) }),
 }
 
-// of returns the table of the world being checked (the world may hold a
-// clone of t).
-func (t *Table) of(w *sim.World) *Table { return w.Model().(*Table) }
+// Properties: no deadlock, everyone eats all meals, and all can be hungry
+// at once.
+func (t *Table) Properties() []sim.Property { return properties.Of(t) }
+
+// hungry counts the philosophers taking, holding or about to eat with
+// their forks.
+func (t *Table) hungry(w *sim.World) int {
+	n := 0
+	for _, pid := range t.Phils {
+		if pc := w.Proc(pid).PC; pc == pcTakeSecond || pc == pcEat {
+			n++
+		}
+	}
+	return n
+}
 
 // Clone copies the table.
 func (t *Table) Clone() sim.Model {
@@ -206,9 +220,9 @@ func Scenario() *scenario.Scenario {
 		},
 		Presets: []scenario.Preset{
 			{ID: "table", Title: "Five philosophers, timed", Story: "Random think times; the deadlock needs all five to be hungry at once.",
-				Params: map[string]any{}, MaxTime: 60_000, MaxSteps: 100_000, Property: sim.NoDeadlockName},
+				Params: map[string]any{}, MaxTime: 60_000, MaxSteps: 100_000, Property: sim.NoDeadlockName, Reach: "all-hungry"},
 			{ID: "lock-level", Title: "Untimed interleavings", Story: "Every step is a scheduling choice: the configuration for exhaustive search.",
-				Params: map[string]any{"timed": false, "meals": int64(1)}, MaxTime: 60_000, MaxSteps: 100_000, Property: sim.NoDeadlockName},
+				Params: map[string]any{"timed": false, "meals": int64(1)}, MaxTime: 60_000, MaxSteps: 100_000, Property: sim.NoDeadlockName, Reach: "all-hungry"},
 		},
 		Params: []scenario.Param{
 			scenario.IntParam("philosophers", 5, 2, 12, "", "number of philosophers (and forks)"),
@@ -217,10 +231,7 @@ func Scenario() *scenario.Scenario {
 			scenario.DurationParam("thinkTime", 20, 0, 10_000, "longest think time; each is drawn uniformly from 0 to this, at 1 ms resolution"),
 			scenario.DurationParam("eatTime", 5, 0, 10_000, "time to eat a meal"),
 		},
-		Properties: []scenario.PropertyInfo{
-			{Name: sim.NoDeadlockName, Kind: sim.KindNoDeadlock, Help: "no cycle of philosophers each holding the fork the next one waits for"},
-			{Name: "everyone-eats", Kind: sim.KindEventually, Help: "every philosopher eats all their meals"},
-		},
+		Properties: properties.Info(),
 		New: func(variant string, v scenario.Values) (sim.Model, error) {
 			return New(v.Int("philosophers"), v.Int("meals"), variant == "fixed", v.Bool("timed"),
 				v.Duration("thinkTime"), v.Duration("eatTime")), nil

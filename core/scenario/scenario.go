@@ -32,14 +32,17 @@ type Preset struct {
 	MaxSteps int     `json:"maxSteps"`
 	// Property is the property this preset is built to show failing.
 	Property string `json:"property,omitempty"`
+	// Reach is the Sometimes property that says a run of this preset
+	// reaches the situation its bug needs; every variant must reach it
+	// (core/modeltest checks), so that a fix that holds does not hold
+	// vacuously.
+	Reach string `json:"reach,omitempty"`
 }
 
-// PropertyInfo describes a property for the catalog.
-type PropertyInfo struct {
-	Name string           `json:"name"`
-	Kind sim.PropertyKind `json:"kind"`
-	Help string           `json:"help"`
-}
+// PropertyInfo describes a property for the catalog. A model declares
+// its properties once (sim.Props) and fills Scenario.Properties with
+// their Info.
+type PropertyInfo = sim.PropertyInfo
 
 // Scenario is one model with its schema.
 type Scenario struct {

@@ -31,6 +31,15 @@ func (m *Model) brokerTick(w *sim.World, n int) sim.Action {
 		b = m.fetch(n, 0)
 	}
 	changed := !m.hasPublished[n] || b != m.published[n]
+	if !changed {
+		for c := 0; c < m.cfg.nodes; c++ {
+			if i := c*m.cfg.nodes + n; c != n && m.beliefVia[i] == viaResponse && m.belief[i] != b {
+				m.gossipWindow = nodeName(n) + "'s broker reads " + relText(m.rel(b)) + ", the value it last published, while " +
+					nodeName(c) + " believes " + relText(m.rel(m.belief[i])) + " from a response"
+				break
+			}
+		}
+	}
 	var why string
 	switch m.cfg.rule {
 	case OnChange:

@@ -121,6 +121,15 @@ type Model struct {
 	// bad is set by the step that computed a write response carrying less
 	// than the applying shard's backlog; cleared at the start of each step.
 	bad respCheck
+	// window is set by the step that answered a write from another shard
+	// than the one holding its view updates (the situation of #18542,
+	// whatever the variant); cleared at the start of each step.
+	window respCheck
+	// gossipWindow describes the broker tick that read a backlog equal to
+	// the one it last published while a coordinator, told otherwise by a
+	// response, believes another value (the situation of #18461, whatever
+	// the variant); "" after any other step.
+	gossipWindow string
 
 	// Kernel objects, fixed after Init.
 	salt      uint64

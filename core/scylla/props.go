@@ -10,6 +10,9 @@ import (
 const (
 	PropConverges     = "coordinator-view-converges"
 	PropApplyingShard = "response-from-applying-shard"
+	PropOtherShard    = "response-from-other-shard"
+	// PropEqualAfterResponse is the Sometimes property of seed 001's window.
+	PropEqualAfterResponse = "equal-backlog-after-response"
 )
 
 // convergeSlack covers message latency and scheduling on top of one broker
@@ -22,30 +25,42 @@ func (m *Model) deadline() sim.Time {
 	return m.cfg.gossipInterval + m.cfg.gossipDelayMax + m.cfg.refresh + convergeSlack
 }
 
-func of(w *sim.World) *Model { return w.Model().(*Model) }
-
-// Properties: the coordinators' view converges to the truth, and every
-// response carries the backlog of the shard that applied the write.
-func (m *Model) Properties() []sim.Property {
-	return []sim.Property{
-		sim.Eventually(PropConverges,
-			"whenever a replica's true backlog (max over its shards) stays stable for longer than gossipInterval + gossipDelayMax + refreshInterval + 250 ms, every coordinator believes it",
-			m.deadline(),
-			func(w *sim.World) (bool, sim.Time) {
-				mm := of(w)
-				c, r := mm.staleBelief()
-				if c < 0 {
-					return false, 0
-				}
-				return true, mm.trueSince[r]
-			},
-			func(w *sim.World) string { return of(w).explainStale() }),
-		sim.Always(PropApplyingShard,
-			"a write response carries at least the backlog of the shard that applied the write (as of the node's last refresh, when that is less than one refresh interval old)",
-			func(w *sim.World) bool { return !of(w).bad.set },
-			func(w *sim.World) string { return of(w).explainBad() }),
-	}
+// properties are the model's properties, declared once: the kernel checks
+// them (Properties) and the catalog lists them (Scenario).
+var properties = sim.Props[*Model]{
+	sim.Eventually(PropConverges,
+		"whenever a replica's true backlog (max over its shards) stays stable for longer than gossipInterval + gossipDelayMax + refreshInterval + 250 ms, every coordinator believes it",
+		(*Model).deadline,
+		func(_ *sim.World, m *Model) (bool, sim.Time) {
+			c, r := m.staleBelief()
+			if c < 0 {
+				return false, 0
+			}
+			return true, m.trueSince[r]
+		},
+		func(_ *sim.World, m *Model) string { return m.explainStale() }),
+	sim.Always(PropApplyingShard,
+		"a write response carries at least the backlog of the shard that applied the write (as of the node's last refresh, when that is less than one refresh interval old)",
+		func(_ *sim.World, m *Model) bool { return !m.bad.set },
+		func(_ *sim.World, m *Model) string { return m.explainBad() }),
+	sim.Sometimes(PropOtherShard,
+		"a replica answers a write on another shard than the one holding the write's view updates: the situation #18542 needs, in every variant",
+		func(_ *sim.World, m *Model) bool { return m.window.set },
+		func(_ *sim.World, m *Model) string {
+			b := m.window
+			return nodeName(b.replica) + " answered w" + strconv.Itoa(int(b.id)) + " on shard s" + strconv.Itoa(b.handling) +
+				" while shard s" + strconv.Itoa(b.applied) + " holds " + bytesText(b.required) + " of its view updates"
+		}),
+	sim.Sometimes(PropEqualAfterResponse,
+		"a broker reads the backlog it last published while a coordinator believes another value from a response: the situation #18461 needs, in every variant",
+		func(_ *sim.World, m *Model) bool { return m.gossipWindow != "" },
+		func(_ *sim.World, m *Model) string { return m.gossipWindow }),
 }
+
+// Properties: the coordinators' view converges to the truth, every
+// response carries the backlog of the shard that applied the write, and a
+// response can come from another shard.
+func (m *Model) Properties() []sim.Property { return properties.Of(m) }
 
 // staleBelief finds the coordinator/replica pair whose belief differs
 // from the truth for the longest time (the replica whose truth is stable

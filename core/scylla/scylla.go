@@ -104,26 +104,26 @@ func presets() []scenario.Preset {
 				"that handled the RPC, not of the shard that holds the view updates.",
 			Params: map[string]any{pNodes: int64(2), pShards: int64(5), pRF: int64(1), pKeyCount: int64(1), pWriteTarget: targetRemote,
 				pWriteSizes: sizesOfTest, pSizeOrder: "cycle", pWriteCount: int64(4), pWriteRate: 4.0, pDuration: 2000.0, pNeverFinish: true},
-			MaxTime: 5000, MaxSteps: 100_000, Property: PropApplyingShard},
+			MaxTime: 5000, MaxSteps: 100_000, Property: PropApplyingShard, Reach: PropOtherShard},
 		{ID: "wrong-shard-local", Title: "Wrong shard, local write (seed 000)",
 			Story: "The coordinator is the replica: lmutate applies the write on the key's shard, then records its own backlog as seen from the " +
 				"coordinator's shard. Eight writes to one key, 4 shards, view updates finishing after about 500 ms.",
 			Params: map[string]any{pNodes: int64(2), pShards: int64(4), pRF: int64(1), pKeyCount: int64(1), pWriteTarget: targetLocal,
 				pWriteSizes: sizesOfTest, pSizeOrder: "cycle", pWriteCount: int64(8), pWriteRate: 4.0, pDuration: 4000.0, pViewLatency: 500.0},
-			MaxTime: 6000, MaxSteps: 100_000, Property: PropApplyingShard},
+			MaxTime: 6000, MaxSteps: 100_000, Property: PropApplyingShard, Reach: PropOtherShard},
 		{ID: "stale-gossip", Title: "Stale gossip (seed 001)",
 			Story: "The five steps of seed 001: (1) the cluster starts and gossips empty backlogs; (2) at 1 s n2's broker sees no change; " +
 				"(3) at 1.2 s a write from n1 raises n1's belief about n2 through the response; (4) n2's view update finishes before 2 s; " +
 				"(5) from then on n2's broker sees 0.00 = last published and never gossips again, so n1 believes 0.62 for ever.",
 			Params: map[string]any{pNodes: int64(2), pShards: int64(1), pRF: int64(1), pKeyCount: int64(1), pWriteTarget: targetRemote,
 				pWriteSizes: []int64{155_000}, pWriteCount: int64(1), pWriteRate: 1.0, pWriteStart: 1200.0, pDuration: 1200.0, pViewLatency: 300.0},
-			MaxTime: 5000, MaxSteps: 100_000, Property: PropConverges},
+			MaxTime: 5000, MaxSteps: 100_000, Property: PropConverges, Reach: PropEqualAfterResponse},
 		{ID: "steady-hot-shard", Title: "Steady load on a hot shard",
 			Story: "3 nodes x 4 shards, RF 3, 10 writes/s for two minutes, half of them on shard 1, view writes of about 800 ms. The coordinators' " +
 				"beliefs follow whichever shard last handled an RPC, so the flow-control delay is wrong while the load lasts (compare the delay " +
 				"applied with the delay the true backlog gives), and once the load stops they keep the last stale value for ever.",
 			Params:  map[string]any{pHotShare: 0.5, pWriteRate: 10.0, pViewLatency: 800.0, pDuration: 120_000.0},
-			MaxTime: 126_000, MaxSteps: 1_000_000, Property: PropConverges},
+			MaxTime: 126_000, MaxSteps: 1_000_000, Property: PropConverges, Reach: PropOtherShard},
 	}
 }
 
@@ -155,14 +155,11 @@ func Scenario() *scenario.Scenario {
 			{Title: "service/misc_services.cc (view_update_backlog_broker)", URL: "https://github.com/scylladb/scylladb/blob/master/service/misc_services.cc"},
 			{Title: "test_mv_backlog.py", URL: "https://github.com/scylladb/scylladb/blob/master/test/topology_custom/test_mv_backlog.py"},
 		},
-		Variants: vs,
-		Presets:  presets(),
-		Params:   params(),
-		Properties: []scenario.PropertyInfo{
-			{Name: PropConverges, Kind: sim.KindEventually, Help: "once a replica's true backlog is stable for longer than a broker period, a propagation and a refresh (plus slack), every coordinator believes it"},
-			{Name: PropApplyingShard, Kind: sim.KindAlways, Help: "a write response carries at least the backlog of the shard that applied the write, up to one refresh interval of staleness"},
-		},
-		New: build,
+		Variants:   vs,
+		Presets:    presets(),
+		Params:     params(),
+		Properties: properties.Info(),
+		New:        build,
 	}
 }
 

@@ -10,7 +10,7 @@ import (
 // Handle runs one step of one actor: a shard, the client or the gossip mesh.
 func (m *Model) Handle(w *sim.World, p *sim.Proc, ev *sim.Event) sim.Action {
 	m.now = w.Now()
-	m.bad = respCheck{}
+	m.bad, m.window, m.gossipWindow = respCheck{}, respCheck{}, ""
 	switch p.ID {
 	case m.client:
 		return m.handleClient(w, ev)
@@ -281,6 +281,9 @@ func (m *Model) responseBacklog(n, s int, x writeInfo) int64 {
 	required := m.sem[a]
 	if m.now-m.lastUpdate[n] < m.cfg.refresh {
 		required = min(required, m.truthAtRefresh[a])
+	}
+	if s != x.Applying && m.sem[a] > 0 && !m.window.set {
+		m.window = respCheck{set: true, id: x.ID, replica: n, handling: s, applied: x.Applying, carried: v, required: m.sem[a]}
 	}
 	if v < required && !m.bad.set {
 		m.bad = respCheck{set: true, id: x.ID, replica: n, handling: s, applied: x.Applying, carried: v, required: required}

@@ -14,7 +14,10 @@ type Model interface {
 	// what the step does (lock, unlock, wait, work, sleep, exit). The model
 	// advances p.PC itself.
 	Handle(w *World, p *Proc, ev *Event) Action
-	// Properties lists what must hold, checked after every step.
+	// Properties lists what must hold, checked after every step: a
+	// model declares them once as a package-level Props[M] (their checks
+	// receive the state, typed, so none can read a stale model) and
+	// returns props.Of(m); its catalog entry lists props.Info().
 	Properties() []Property
 	// Clone returns an independent deep copy of the model's state.
 	Clone() Model

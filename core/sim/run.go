@@ -329,9 +329,9 @@ func (w *World) Finish() {
 				continue
 			}
 			if quiescent {
-				w.violate(i, pr.Explain(w)+fmt.Sprintf(" (outstanding since %s; nothing left to happen)", since))
+				w.violate(i, pr.explainIn(w)+fmt.Sprintf(" (outstanding since %s; nothing left to happen)", since))
 			} else if w.now-since > pr.Deadline {
-				w.violate(i, pr.Explain(w))
+				w.violate(i, pr.explainIn(w))
 			}
 		}
 	}

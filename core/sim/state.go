@@ -36,6 +36,7 @@ func (w *World) cloneExceptSchedule() *World {
 	c.cancelled = maps.Clone(w.cancelled)
 	c.violated = slices.Clone(w.violated)
 	c.violations = slices.Clone(w.violations)
+	c.reached = slices.Clone(w.reached)
 	c.last = slices.Clone(w.last)
 	c.ties, c.tieProcs = nil, nil
 	return &c

@@ -108,6 +108,7 @@ type World struct {
 	props      []Property
 	violated   []bool
 	violations []Violation
+	reached    []Violation
 	err        error
 	stop       StopReason
 	finished   bool

@@ -9,36 +9,53 @@ const (
 	PropOneLeader   = "one-leader-per-term"
 	PropLearnLeader = "followers-learn-leader"
 	PropApplyRows   = "followers-apply-leader-rows"
+	PropEarlyPush   = "raft-push-before-enabled"
 )
 
-// Property help texts, shared with the catalog.
-const (
-	helpOneLeader   = "no two instances ever become leader of the same term"
-	helpLearnLeader = "once an instance leads a term and a follower is subscribed to it over a working link, the follower knows that leader within a few relay round trips"
-	helpApplyRows   = "when writes stop, every follower subscribed to the leader over a working link reaches the leader's vclock within a few relay round trips"
-)
+// properties are the model's properties, declared once: the kernel checks
+// them (Properties) and the catalog lists them (Scenario).
+var properties = sim.Props[*Model]{
+	sim.Always(PropOneLeader, "no two instances ever become leader of the same term",
+		func(_ *sim.World, m *Model) bool { return m.twoLeaders() == "" },
+		func(_ *sim.World, m *Model) string { return m.twoLeaders() }),
+	sim.Eventually(PropLearnLeader,
+		"once an instance leads a term and a follower is subscribed to it over a working link, the follower knows that leader within a few relay round trips",
+		func(m *Model) sim.Time { return m.cfg.learnDeadline() },
+		func(w *sim.World, m *Model) (bool, sim.Time) {
+			ob, ok := m.learnObligation(w)
+			return ok, ob.since
+		},
+		func(w *sim.World, m *Model) string { return m.explainLearn(w) }),
+	sim.Eventually(PropApplyRows,
+		"when writes stop, every follower subscribed to the leader over a working link reaches the leader's vclock within a few relay round trips",
+		func(m *Model) sim.Time { return m.cfg.applyDeadline() },
+		func(w *sim.World, m *Model) (bool, sim.Time) {
+			ob, ok := m.applyObligation(w)
+			return ok, ob.since
+		},
+		func(w *sim.World, m *Model) string { return m.explainApply(w) }),
+	sim.Sometimes(PropEarlyPush,
+		"a Raft update is pushed to a relay whose thread has not enabled Raft yet: the window of seed 004, in every variant",
+		func(_ *sim.World, m *Model) bool { return m.earlyPush() >= 0 },
+		func(_ *sim.World, m *Model) string {
+			i := m.earlyPush()
+			a, b := i/m.n(), i%m.n()
+			return "a Raft update for " + name(b) + " reached " + name(a) + "'s relay before its thread enabled Raft"
+		}),
+}
 
-func of(w *sim.World) *Model { return w.Model().(*Model) }
+// Properties lists what must hold, and the window the bug needs.
+func (m *Model) Properties() []sim.Property { return properties.Of(m) }
 
-// Properties lists what must hold.
-func (m *Model) Properties() []sim.Property {
-	return []sim.Property{
-		sim.Always(PropOneLeader, helpOneLeader,
-			func(w *sim.World) bool { return of(w).twoLeaders() == "" },
-			func(w *sim.World) string { return of(w).twoLeaders() }),
-		sim.Eventually(PropLearnLeader, helpLearnLeader, m.cfg.learnDeadline(),
-			func(w *sim.World) (bool, sim.Time) {
-				ob, ok := of(w).learnObligation(w)
-				return ok, ob.since
-			},
-			func(w *sim.World) string { return of(w).explainLearn(w) }),
-		sim.Eventually(PropApplyRows, helpApplyRows, m.cfg.applyDeadline(),
-			func(w *sim.World) (bool, sim.Time) {
-				ob, ok := of(w).applyObligation(w)
-				return ok, ob.since
-			},
-			func(w *sim.World) string { return of(w).explainApply(w) }),
+// earlyPush is the index of the first relay that got a Raft update
+// before Raft was enabled on it, or -1.
+func (m *Model) earlyPush() int {
+	for i := range m.Relays {
+		if m.Relays[i].Early > 0 {
+			return i
+		}
 	}
+	return -1
 }
 
 // twoLeaders describes a broken one-leader-per-term, or returns "".

@@ -31,6 +31,9 @@ func (m *Model) processSubscribe(w *sim.World, a, b int, msg subscribeMsg) strin
 // b. It reports whether the update will reach the relay (now or later).
 func (m *Model) pushRaft(w *sim.World, a, b int, req raftReq) bool {
 	r := m.relay(a, b)
+	if r.Follow && !r.IsRaftEnabled {
+		r.Early++
+	}
 	switch m.cfg.Variant {
 	case Drop:
 		// "Raft updates don't stack. They are thrown away if can't be

@@ -44,19 +44,19 @@ func Scenario() *scenario.Scenario {
 					"(5-10 ms). With drop, i2 never learns its leader and ignores every row.",
 				Params: map[string]any{"instances": int64(3), "modes": []any{2.0, 1.0, 1.0}, "quorum": int64(3), "lateFollower": int64(2),
 					"lateSource": int64(1), "lateSubscribeAt": 500.0, "relayEnableDelay": 10.0, "duration": 1500.0},
-				MaxTime: 1500, MaxSteps: 20_000, Property: PropLearnLeader},
+				MaxTime: 1500, MaxSteps: 20_000, Property: PropLearnLeader, Reach: PropEarlyPush},
 			{ID: "leader-inconsistency", Title: "gh-5445: restarts of the leader and the others",
 				Story: "Three candidates, quorum 2, election timeout 0.4 s, replication_timeout 0.1 s. Once a leader L is elected the script of " +
 					"gh-5445-leader-inconsistency.test.lua runs: N and O become voters, N stops, L and O stop, N starts as a candidate with " +
 					"quorum 1, O and L start as voters, L becomes a candidate with quorum 3 and N resigns, so L must win with all votes. " +
 					"Every restart re-subscribes while elections may be running.",
 				Params:  map[string]any{"instances": int64(3), "modes": []any{2.0}, "quorum": int64(2), "script": "gh-5445", "duration": 5000.0},
-				MaxTime: 5000, MaxSteps: 50_000, Property: PropLearnLeader},
+				MaxTime: 5000, MaxSteps: 50_000, Property: PropLearnLeader, Reach: PropEarlyPush},
 			{ID: "random-elections", Title: "Random crashes, restarts, partitions and slow links",
 				Story: "Two candidates and a voter under a nemesis that crashes and restarts instances, cuts and heals links and slows them " +
 					"down, about two faults a second for half the run; then everything heals and the cluster must settle.",
 				Params:  map[string]any{"instances": int64(3), "modes": []any{2.0, 2.0, 1.0}, "faults": 2.0, "duration": 6000.0},
-				MaxTime: 6000, MaxSteps: 60_000, Property: PropLearnLeader},
+				MaxTime: 6000, MaxSteps: 60_000, Property: PropLearnLeader, Reach: PropEarlyPush},
 		},
 		Params: []scenario.Param{
 			scenario.IntParam("instances", 3, 1, MaxInstances, "", "number of instances (full mesh)"),
@@ -75,12 +75,8 @@ func Scenario() *scenario.Scenario {
 			scenario.DurationParam("lateSubscribeAt", 500, 0, 60_000, "when the late applier subscribes"),
 			scenario.DurationParam("duration", 3000, 100, 600_000, "length of the run the model plans for (writes stop at 70 %, faults at 50 %)"),
 		},
-		Properties: []scenario.PropertyInfo{
-			{Name: PropOneLeader, Kind: sim.KindAlways, Help: helpOneLeader},
-			{Name: PropLearnLeader, Kind: sim.KindEventually, Help: helpLearnLeader},
-			{Name: PropApplyRows, Kind: sim.KindEventually, Help: helpApplyRows},
-		},
-		New: newFromValues,
+		Properties: properties.Info(),
+		New:        newFromValues,
 	}
 }
 

@@ -92,6 +92,9 @@ type relay struct {
 	// handled (Drop, PendingAlloc) or not yet returned (Pending).
 	InFlight int
 	Dropped  int // Drop: pushes lost because Raft was not enabled
+	// Early counts Raft updates pushed while Raft was not enabled on
+	// the relay yet, in every variant: the window of seed 004.
+	Early int
 
 	// Relay thread side.
 	Epoch   int

@@ -1,5 +1,7 @@
 package timeline
 
+import "github.com/racetrack-sim/racetrack/core/sim"
+
 // Comparison aligns two runs of one scenario.
 type Comparison struct {
 	A string `json:"a"`
@@ -24,7 +26,8 @@ type Comparison struct {
 // Verdict is one property's outcome in both runs.
 type Verdict struct {
 	Name string `json:"name"`
-	// A and B are "ok", "violated" or "absent" (the run does not check it).
+	// A and B are "ok", "violated" or "absent" (the run does not check
+	// it); for a Sometimes property "reached" or "not reached".
 	A        string `json:"a"`
 	B        string `json:"b"`
 	AStep    int    `json:"aStep"`
@@ -88,14 +91,22 @@ func sameStep(a, b *Timeline, i int) bool {
 }
 
 func verdict(tl *Timeline, name string) (string, int, string) {
-	found := false
+	found, sometimes := false, false
 	for _, p := range tl.Properties() {
 		if p.Name == name {
-			found = true
+			found, sometimes = true, p.Kind == sim.KindSometimes
 		}
 	}
 	if !found {
 		return "absent", -1, ""
+	}
+	if sometimes {
+		for _, v := range tl.final.Reached() {
+			if v.Property == name {
+				return "reached", v.Step, v.Message
+			}
+		}
+		return "not reached", -1, ""
 	}
 	for _, v := range tl.Violations() {
 		if v.Property == name {

@@ -26,11 +26,12 @@ type PropertyStatus struct {
 	Name string           `json:"name"`
 	Kind sim.PropertyKind `json:"kind"`
 	// Status is "ok", "pending" (an Eventually obligation is outstanding)
-	// or "violated".
+	// or "violated"; for a Sometimes property "reached" or "not reached".
 	Status string `json:"status"`
 	// Since is when a pending obligation became outstanding (ms).
 	Since float64 `json:"since,omitempty"`
-	// Step and Message describe the violation, when violated.
+	// Step and Message describe the violation, when violated (the first
+	// step that reached it, when reached).
 	Step    int    `json:"step,omitempty"`
 	Message string `json:"message,omitempty"`
 }
@@ -73,7 +74,15 @@ func (tl *Timeline) propertyStatus(w *sim.World, i int) []PropertyStatus {
 				ps.Status, ps.Step, ps.Message = "violated", v.Step, v.Message
 			}
 		}
-		if ps.Status == "ok" && pr.Kind == sim.KindEventually && pr.Pending != nil {
+		if pr.Kind == sim.KindSometimes {
+			ps.Status = "not reached"
+			for _, v := range tl.final.Reached() {
+				if v.Property == pr.Name && v.Step <= i {
+					ps.Status, ps.Step, ps.Message = "reached", v.Step, v.Message
+				}
+			}
+		}
+		if ps.Status == "ok" && pr.Kind == sim.KindEventually {
 			if pending, since := pr.Pending(w); pending {
 				ps.Status, ps.Since = "pending", since.Millis()
 			}

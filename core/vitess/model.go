@@ -168,6 +168,10 @@ type Manager struct {
 	evCtxDone     bool // the stream of the current callback was cancelled
 	closeStarted  bool
 	closeReturned bool
+	// window describes the step that removed the last receiver while
+	// runPoller or the vstream callback held the stream lock; "" after
+	// any other step.
+	window string
 
 	// Bookkeeping for times, series and views. It never changes what a
 	// thread does next (except tickStart, see Hash), so it stays out of

@@ -78,13 +78,9 @@ func Scenario() *scenario.Scenario {
 			{ID: "fixed", Title: "v14 (PR #10132): cacheManagementMu before mu",
 				Help: "start/stopVStream take no lock; runPoller and the vstream callback take cacheManagementMu, then mu; the poller checks receivers under both"},
 		},
-		Presets: presets(),
-		Params:  params(),
-		Properties: []scenario.PropertyInfo{
-			{Name: sim.NoDeadlockName, Kind: sim.KindNoDeadlock, Help: "no cycle of goroutines each holding the mutex the next one waits for, and no goroutine blocked forever"},
-			{Name: CloseCompletes, Kind: sim.KindEventually, Help: "Close returns within closeDeadline after it starts (PlannedReparentShard waits for it)"},
-			{Name: DeliveryProgress, Kind: sim.KindEventually, Help: "while receivers are subscribed and rows wait, a message is delivered within 2 poller intervals + readPending + 2 s"},
-		},
+		Presets:    presets(),
+		Params:     params(),
+		Properties: properties.Info(),
 		New: func(variant string, v scenario.Values) (sim.Model, error) {
 			return New(configFrom(variant, v)), nil
 		},
@@ -121,7 +117,7 @@ func presets() []scenario.Preset {
 				"Fixed: unsubscribe takes no second lock; the poller takes cacheManagementMu, then mu.",
 			Params: map[string]any{"clients": int64(1), "cycles": int64(3), "thinkTime": 1500.0, "pollerInterval": 1000.0,
 				"readPendingCost": 950.0, "readPendingCostFixed": 20.0, "rowEventRate": 5.0, "closeAt": 12_000.0},
-			MaxTime: 20_000, MaxSteps: 200_000, Property: sim.NoDeadlockName},
+			MaxTime: 20_000, MaxSteps: 200_000, Property: sim.NoDeadlockName, Reach: LastLeavesUnderStream},
 		{ID: PresetSubscribeVsRowEvent, Title: "Close meets a row-event batch (the reachable form of subscribe-vs-rowevent)",
 			Story: "Upstream, the first Subscribe cannot meet a row event that holds streamMu: a vstream only runs while there " +
 				"are receivers, and a cancelled stream's callback checks ctx under streamMu and returns before Add. The same " +
@@ -131,14 +127,14 @@ func presets() []scenario.Preset {
 				"callback waits for mu: the cycle that hung the tablet transition. Fixed: stopVStream takes no lock.",
 			Params: map[string]any{"clients": int64(1), "cycles": int64(1), "thinkTime": 4000.0, "pollerInterval": 30_000.0,
 				"rowEventRate": 100.0, "rowsPerEvent": int64(400), "rowCost": 2.5, "closeAt": 3000.0},
-			MaxTime: 10_000, MaxSteps: 300_000, Property: sim.NoDeadlockName},
+			MaxTime: 10_000, MaxSteps: 300_000, Property: sim.NoDeadlockName, Reach: LastLeavesUnderStream},
 		{ID: PresetChurn, Title: "Clients come and go under a steady poller and binlog",
 			Story: "Four clients subscribe and leave under a 1 s poller with a 10 ms query and a binlog of 10 rows a second. The deadlock " +
 				"needs the receiver count to touch zero while the poller or a callback holds streamMu: the window is rare, " +
 				"which is why the bug surfaced only in production, as a hang of PlannedReparentShard.",
 			Params: map[string]any{"clients": int64(4), "cycles": int64(6), "thinkTime": 800.0, "pollerInterval": 1000.0,
 				"readPendingCost": 10.0, "readPendingCostFixed": 2.0, "rowEventRate": 10.0, "closeAt": 12_000.0},
-			MaxTime: 20_000, MaxSteps: 300_000, Property: sim.NoDeadlockName},
+			MaxTime: 20_000, MaxSteps: 300_000, Property: sim.NoDeadlockName, Reach: LastLeavesUnderStream},
 		{ID: PresetLockLevel, Title: "Untimed interleavings (C clients x ITER cycles)",
 			Story: "Every step costs zero and the scheduler alone orders them: C clients each Subscribe and unsubscribe ITER " +
 				"times, the poller ticks ITER times, the binlog produces ITER row events, and Close runs once. runSend and the " +
@@ -147,6 +143,6 @@ func presets() []scenario.Preset {
 				"(Subscribe of the first receiver against a poller that saw a receiver before the last one left), and none in " +
 				"the fixed one.",
 			Params:  map[string]any{"timed": false, "delivery": false, "clients": int64(2), "iterations": int64(1)},
-			MaxTime: 60_000, MaxSteps: 10_000, Property: sim.NoDeadlockName},
+			MaxTime: 60_000, MaxSteps: 10_000, Property: sim.NoDeadlockName, Reach: LastLeavesUnderStream},
 	}
 }

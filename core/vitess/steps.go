@@ -9,6 +9,7 @@ import (
 // Handle runs the next step of goroutine p.
 func (m *Manager) Handle(w *sim.World, p *sim.Proc, _ *sim.Event) sim.Action {
 	var a sim.Action
+	m.window = ""
 	switch p.ID {
 	case m.poller:
 		a = m.stepPoller(w, p)
@@ -132,6 +133,9 @@ func (m *Manager) stepClient(w *sim.World, p *sim.Proc, i int) sim.Action {
 		m.subscribed[i] = false
 		if m.cfg.Delivery {
 			m.rescan(-1)
+		}
+		if h := w.Mutex(m.stream).Holder; m.receivers() == 0 && (h == m.poller || h == m.vstream) {
+			m.window = clientName(i) + " removed the last receiver while " + m.actor(w, w.Proc(h)) + " holds " + m.streamName(w)
 		}
 		if m.receivers() > 0 {
 			return m.endCycle(w, p, i, "unsubscribe: mu.Unlock()")

@@ -8,38 +8,34 @@ import (
 	"github.com/racetrack-sim/racetrack/core/sim"
 )
 
-// of returns the manager of the world being checked (never capture m:
-// worlds are cloned).
-func of(w *sim.World) *Manager { return w.Model().(*Manager) }
-
-// Properties: no lock cycle, Close returns, messages keep flowing.
-func (m *Manager) Properties() []sim.Property {
-	return []sim.Property{
-		sim.NoDeadlock(),
-		sim.Eventually(CloseCompletes, "Close returns within the deadline after it starts (PlannedReparentShard waits for it)",
-			m.cfg.CloseDeadline,
-			func(w *sim.World) (bool, sim.Time) {
-				mm := of(w)
-				return mm.closeStarted && !mm.closeReturned, mm.closeStartAt
-			},
-			func(w *sim.World) string {
-				mm := of(w)
-				return fmt.Sprintf("Close started at %s and is still blocked at %s (PlannedReparentShard hangs): %s",
-					mm.closeStartAt, w.Now(), mm.stuck(w, w.Proc(mm.closer)))
-			}),
-		sim.Eventually(DeliveryProgress, "while clients are subscribed (or subscribing) and rows wait in the table or the cache, a message is delivered within the deadline",
-			m.cfg.DeliverDeadline,
-			func(w *sim.World) (bool, sim.Time) {
-				mm := of(w)
-				return mm.progressDue, mm.progressSince
-			},
-			func(w *sim.World) string {
-				mm := of(w)
-				return fmt.Sprintf("%d receiver(s) subscribed or subscribing and %d row(s) waiting, but nothing delivered for %s: %s",
-					mm.wanting(w), mm.stored+mm.cached, w.Now()-mm.progressSince, mm.stuck(w, mm.proc(w, mm.runSend)))
-			}),
-	}
+// properties are the manager's properties, declared once: the kernel
+// checks them (Properties) and the catalog lists them (Scenario).
+var properties = sim.Props[*Manager]{
+	sim.NoDeadlockProp[*Manager]("no cycle of goroutines each holding the mutex the next one waits for, and no goroutine blocked forever"),
+	sim.Eventually(CloseCompletes, "Close returns within closeDeadline after it starts (PlannedReparentShard waits for it)",
+		func(m *Manager) sim.Time { return m.cfg.CloseDeadline },
+		func(_ *sim.World, m *Manager) (bool, sim.Time) {
+			return m.closeStarted && !m.closeReturned, m.closeStartAt
+		},
+		func(w *sim.World, m *Manager) string {
+			return fmt.Sprintf("Close started at %s and is still blocked at %s (PlannedReparentShard hangs): %s",
+				m.closeStartAt, w.Now(), m.stuck(w, w.Proc(m.closer)))
+		}),
+	sim.Eventually(DeliveryProgress, "while clients are subscribed (or subscribing) and rows wait in the table or the cache, a message is delivered within 2 poller intervals + readPending + 2 s",
+		func(m *Manager) sim.Time { return m.cfg.DeliverDeadline },
+		func(_ *sim.World, m *Manager) (bool, sim.Time) { return m.progressDue, m.progressSince },
+		func(w *sim.World, m *Manager) string {
+			return fmt.Sprintf("%d receiver(s) subscribed or subscribing and %d row(s) waiting, but nothing delivered for %s: %s",
+				m.wanting(w), m.stored+m.cached, w.Now()-m.progressSince, m.stuck(w, m.proc(w, m.runSend)))
+		}),
+	sim.Sometimes(LastLeavesUnderStream, "the last receiver leaves while runPoller or the vstream callback holds streamMu (cacheManagementMu): the situation #9936 needs, in every variant",
+		func(_ *sim.World, m *Manager) bool { return m.window != "" },
+		func(_ *sim.World, m *Manager) string { return m.window }),
 }
+
+// Properties: no lock cycle, Close returns, messages keep flowing, and
+// the last receiver can leave while the stream lock is held.
+func (m *Manager) Properties() []sim.Property { return properties.Of(m) }
 
 // proc returns process id, or nil for sim.None.
 func (m *Manager) proc(w *sim.World, id sim.ProcID) *sim.Proc {
@@ -53,6 +49,8 @@ func (m *Manager) proc(w *sim.World, id sim.ProcID) *sim.Proc {
 const (
 	CloseCompletes   = "close-completes"
 	DeliveryProgress = "delivery-progress"
+	// LastLeavesUnderStream is the Sometimes property of the bug's window.
+	LastLeavesUnderStream = "last-leaves-under-stream-lock"
 )
 
 // actor names goroutine p by what it runs now: "unsubscribe(c2)",

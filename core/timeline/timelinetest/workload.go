@@ -107,19 +107,17 @@ func (m *Workload) Handle(w *sim.World, p *sim.Proc, ev *sim.Event) sim.Action {
 	return sim.Sleep(w.Between(0, 3*sim.Millisecond, sim.Millisecond, "idle time"), "idle")
 }
 
-// Properties: at most five requests unanswered (lost replies break it).
-func (m *Workload) Properties() []sim.Property {
-	return []sim.Property{
-		sim.NoDeadlock(),
-		sim.Always("few-unanswered", "at most five requests are unanswered", func(w *sim.World) bool {
-			x := w.Model().(*Workload)
-			return x.sent-x.answered <= 5
-		}, func(w *sim.World) string {
-			x := w.Model().(*Workload)
+var properties = sim.Props[*Workload]{
+	sim.NoDeadlockProp[*Workload](sim.NoDeadlockHelp),
+	sim.Always("few-unanswered", "at most five requests are unanswered",
+		func(_ *sim.World, x *Workload) bool { return x.sent-x.answered <= 5 },
+		func(_ *sim.World, x *Workload) string {
 			return fmt.Sprintf("%d requests unanswered (%d sent, %d answered)", x.sent-x.answered, x.sent, x.answered)
 		}),
-	}
 }
+
+// Properties: at most five requests unanswered (lost replies break it).
+func (m *Workload) Properties() []sim.Property { return properties.Of(m) }
 
 // Clone copies the state.
 func (m *Workload) Clone() sim.Model { c := *m; return &c }
@@ -156,7 +154,8 @@ func Scenario() *scenario.Scenario {
 		Variants: []scenario.Variant{{ID: "default", Title: "default"}},
 		Presets: []scenario.Preset{{ID: "default", Title: "default", Params: map[string]any{},
 			MaxTime: scenario.MaxTimeCap, MaxSteps: scenario.MaxStepsCap}},
-		Params: []scenario.Param{scenario.IntParam("workers", 4, 1, 16, "", "worker threads")},
+		Params:     []scenario.Param{scenario.IntParam("workers", 4, 1, 16, "", "worker threads")},
+		Properties: properties.Info(),
 		New: func(_ string, v scenario.Values) (sim.Model, error) {
 			return &Workload{workers: v.Int("workers")}, nil
 		},
