@@ -68,36 +68,64 @@ func (t *Table) Init(w *sim.World) {
 	t.eatenS = w.DefineSeries("meals eaten", "meals", "table")
 }
 
-// Handle runs one step of philosopher p.
-func (t *Table) Handle(w *sim.World, p *sim.Proc, _ *sim.Event) sim.Action {
-	i := int(p.ID)
-	first, second := t.forks(i)
-	switch p.PC {
-	case pcThink:
+// philosopher is a philosopher's program: each step with what it does
+// and how it reads, keyed by its program counter.
+var philosopher = sim.Program[*Table]{
+	pcThink: {In: "thinking", Says: "thinks", Do: func(t *Table, w *sim.World, p *sim.Proc) sim.Action {
 		p.PC = pcTakeFirst
 		return sim.Sleep(w.Between(0, t.think, sim.Millisecond, "think time"), "think")
-	case pcTakeFirst:
+	}},
+	pcTakeFirst: {In: "hungry (wants first fork)", Describe: forkStep("takes", true), Do: func(t *Table, w *sim.World, p *sim.Proc) sim.Action {
+		first, _ := t.forks(int(p.ID))
 		p.PC = pcTakeSecond
 		return sim.Lock(t.Forks[first], "take fork"+strconv.Itoa(first))
-	case pcTakeSecond:
+	}},
+	pcTakeSecond: {In: "hungry (wants second fork)", Describe: forkStep("takes", false), Do: func(t *Table, w *sim.World, p *sim.Proc) sim.Action {
+		_, second := t.forks(int(p.ID))
 		p.PC = pcEat
 		return sim.Lock(t.Forks[second], "take fork"+strconv.Itoa(second))
-	case pcEat:
+	}},
+	pcEat: {In: "eating", Says: "eats", Do: func(t *Table, w *sim.World, p *sim.Proc) sim.Action {
+		i := int(p.ID)
 		p.PC = pcPutSecond
 		t.Eaten[i]++
 		w.Sample(t.eatenS, float64(t.total()))
 		return sim.Local("eat meal "+strconv.Itoa(t.Eaten[i]), t.eat)
-	case pcPutSecond:
+	}},
+	pcPutSecond: {In: "putting forks down", Describe: forkStep("puts", false), Do: func(t *Table, w *sim.World, p *sim.Proc) sim.Action {
+		_, second := t.forks(int(p.ID))
 		p.PC = pcPutFirst
 		return sim.Unlock(t.Forks[second], "put fork"+strconv.Itoa(second))
-	case pcPutFirst:
+	}},
+	pcPutFirst: {In: "putting forks down", Describe: forkStep("puts", true), Do: func(t *Table, w *sim.World, p *sim.Proc) sim.Action {
+		first, _ := t.forks(int(p.ID))
 		p.PC = pcThink
-		if t.Eaten[i] == t.meals {
+		if t.Eaten[p.ID] == t.meals {
 			p.PC = pcDone
 		}
 		return sim.Unlock(t.Forks[first], "put fork"+strconv.Itoa(first))
+	}},
+	pcDone: {In: "full", Says: "leaves", Do: func(*Table, *sim.World, *sim.Proc) sim.Action { return sim.Exit("full") }},
+}
+
+// forkStep describes taking or putting down a philosopher's first or
+// second fork.
+func forkStep(verb string, first bool) func(*Table, *sim.World, *sim.Proc, string) string {
+	return func(t *Table, _ *sim.World, p *sim.Proc, who string) string {
+		a, b := t.forks(int(p.ID))
+		if !first {
+			a = b
+		}
+		if verb == "puts" {
+			return fmt.Sprintf("%s puts fork%d down", who, a)
+		}
+		return fmt.Sprintf("%s %s fork%d", who, verb, a)
 	}
-	return sim.Exit("full")
+}
+
+// Handle runs one step of philosopher p.
+func (t *Table) Handle(w *sim.World, p *sim.Proc, _ *sim.Event) sim.Action {
+	return philosopher.Run(t, w, p)
 }
 
 func (t *Table) total() int {
@@ -156,35 +184,18 @@ func (t *Table) Hash(h *sim.Hasher) {
 // Describe says what a pending step of a philosopher would do.
 func (t *Table) Describe(w *sim.World, ev *sim.Event) string {
 	p := w.Proc(ev.Proc)
-	i := int(p.ID)
-	first, second := t.forks(i)
-	switch {
-	case ev.Kind == sim.EvAcquire:
-		return fmt.Sprintf("%s gets %s", p.Name, w.Mutex(sim.MutexID(ev.Timer)).Name)
-	case p.PC == pcTakeFirst:
-		return fmt.Sprintf("%s takes fork%d", p.Name, first)
-	case p.PC == pcTakeSecond:
-		return fmt.Sprintf("%s takes fork%d", p.Name, second)
-	case p.PC == pcEat:
-		return p.Name + " eats"
-	case p.PC == pcPutSecond:
-		return fmt.Sprintf("%s puts fork%d down", p.Name, second)
-	case p.PC == pcPutFirst:
-		return fmt.Sprintf("%s puts fork%d down", p.Name, first)
-	case p.PC == pcThink:
-		return p.Name + " thinks"
+	if ev.Kind == sim.EvAcquire {
+		return fmt.Sprintf("%s gets %s", p.Name, w.Mutex(ev.Mutex).Name)
 	}
-	return p.Name + " leaves"
+	return philosopher.Describe(t, w, p, p.Name)
 }
-
-var pcNames = [...]string{"thinking", "hungry (wants first fork)", "hungry (wants second fork)", "eating", "putting forks down", "putting forks down", "full"}
 
 // View shows each philosopher and fork.
 func (t *Table) View(w *sim.World) sim.View {
 	var v sim.View
 	for i, pid := range t.Phils {
 		p := w.Proc(pid)
-		state := pcNames[p.PC]
+		state := philosopher.In(p.PC)
 		if p.Status == sim.Blocked {
 			state = "blocked on " + w.Mutex(p.BlockedOn).Name
 		} else if p.Status == sim.Done {

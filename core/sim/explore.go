@@ -128,7 +128,7 @@ func (w *World) HashPermuted(p *Permutation, model func(h *Hasher)) uint64 {
 			eh.Int(int(e.From))
 		}
 		if e.Kind == EvAcquire {
-			eh.Int(int(p.mutex(MutexID(e.Timer))))
+			eh.Int(int(p.mutex(e.Mutex)))
 		} else {
 			eh.Int(e.Timer)
 		}

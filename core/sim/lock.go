@@ -86,7 +86,7 @@ func (w *World) release(m *Mutex) {
 	next := m.Waiters[0]
 	m.Waiters = append(m.Waiters[:0:0], m.Waiters[1:]...)
 	m.Holder = next
-	w.schedule1(Event{At: 0, Proc: next, Kind: EvAcquire, Timer: int(m.ID), Cause: int32(w.steps)})
+	w.schedule1(Event{At: 0, Proc: next, Kind: EvAcquire, Mutex: m.ID, Cause: int32(w.steps)})
 }
 
 func (w *World) wait(p *Proc, id CondID) {
@@ -121,7 +121,7 @@ func (w *World) signal(id CondID, all bool) {
 		if m.Holder == None {
 			m.Holder = q
 			wp.Status, wp.BlockedOn = Blocked, m.ID
-			w.schedule1(Event{At: 0, Proc: q, Kind: EvAcquire, Timer: int(m.ID), Cause: int32(w.steps)})
+			w.schedule1(Event{At: 0, Proc: q, Kind: EvAcquire, Mutex: m.ID, Cause: int32(w.steps)})
 			continue
 		}
 		m.Waiters = append(m.Waiters, q)

@@ -24,11 +24,12 @@ type Event struct {
 	Kind    EventKind
 	Msg     MsgID // EvDeliver: the message
 	From    ProcID
-	Timer   int   // EvTimer: the model's tag
-	TimerID int64 // EvTimer: kernel id, for cancellation
-	Cause   int32 // the step this event was caused by (send, unlock, set timer), -1 if none
-	Payload any   // EvDeliver: the message payload (an immutable value)
-	inc     int32 // incarnation of the target's node when scheduled
+	Timer   int     // EvTimer: the model's tag
+	TimerID int64   // EvTimer: kernel id, for cancellation
+	Mutex   MutexID // EvAcquire: the mutex handed over
+	Cause   int32   // the step this event was caused by (send, unlock, set timer), -1 if none
+	Payload any     // EvDeliver: the message payload (an immutable value)
+	inc     int32   // incarnation of the target's node when scheduled
 }
 
 // eventQueue is a binary min-heap ordered by (At, seq). It is written out

@@ -246,8 +246,8 @@ func (w *World) exec(e *Event) {
 	w.cur = stepCtx{proc: e.Proc, obj: -1, parent: -1}
 	switch e.Kind {
 	case EvAcquire:
-		m := &w.mutexes[e.Timer]
-		w.cur.kind, w.cur.obj, w.cur.parent = StepLock, int32(e.Timer), e.Cause
+		m := &w.mutexes[e.Mutex]
+		w.cur.kind, w.cur.obj, w.cur.parent = StepLock, int32(e.Mutex), e.Cause
 		w.cur.label = "acquired " + m.Name
 		m.lockStep = int32(w.steps)
 		p.Status, p.BlockedOn = Running, None

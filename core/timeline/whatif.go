@@ -105,7 +105,7 @@ func describe(w *sim.World, ev *sim.Event) string {
 	case sim.EvTimer:
 		return name + "'s timer " + strconv.Itoa(ev.Timer) + " fires"
 	case sim.EvAcquire:
-		return name + " gets " + w.Mutex(sim.MutexID(ev.Timer)).Name
+		return name + " gets " + w.Mutex(ev.Mutex).Name
 	}
 	return name + " takes its next step"
 }

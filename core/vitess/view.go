@@ -117,29 +117,10 @@ func (m *Manager) cycle(w *sim.World, p *sim.Proc) string {
 // function is the upstream function goroutine p is in (for a blocked
 // goroutine: the one whose lock it waits for).
 func (m *Manager) function(w *sim.World, p *sim.Proc) string {
-	pc := p.PC
-	switch {
-	case p.Status == sim.Done:
+	if p.Status == sim.Done {
 		return "returned"
-	case m.client(p.ID) >= 0:
-		return [...]string{"Subscribe", "Subscribe", "Subscribe → startVStream", "Subscribe", "Subscribe",
-			"unsubscribe", "unsubscribe", "unsubscribe → stopVStream", "unsubscribe", "gone"}[pc]
-	case p.ID == m.poller:
-		if pc == pFastRead && !m.cfg.Fixed {
-			return "runPoller → receiverCount"
-		}
-		return [...]string{"pollerTicks (idle)", "runPoller", "runPoller → receiverCount", "runPoller", "runPoller", "runPoller",
-			"runPoller → readPending", "runPoller", "runPoller", "runPoller", "runPoller", "runPoller", "stopped"}[pc]
-	case p.ID == m.vstream:
-		return [...]string{"binlog (between events)", "runOneVStream", "runOneVStream → processRowEvent", "runOneVStream → processRowEvent",
-			"runOneVStream → processRowEvent → Add", "runOneVStream → processRowEvent → Add", "runOneVStream", "ended"}[pc]
-	case p.ID == m.runSend:
-		return "runSend"
-	case p.ID == m.closer:
-		return [...]string{"Close", "Close → pollerTicks.Stop", "Close", "Close", "Close", "Close → stopVStream", "Close", "Close → wg.Wait", "returned"}[pc]
 	}
-	return [...]string{"send (idle)", "send (idle)", "send → receiver.Send", "send (deferred busy reset)", "send (deferred busy reset)",
-		"send (deferred busy reset)", "send (deferred cache.Discard)", "send (deferred cache.Discard)", "returned"}[pc]
+	return m.program(p.ID).In(p.PC)
 }
 
 // stuck says why goroutine p cannot go on, following the chain of lock
@@ -195,72 +176,9 @@ func (m *Manager) Describe(w *sim.World, ev *sim.Event) string {
 	p := w.Proc(ev.Proc)
 	who := m.actor(w, p)
 	if ev.Kind == sim.EvAcquire {
-		return who + " gets " + w.Mutex(sim.MutexID(ev.Timer)).Name
+		return who + " gets " + w.Mutex(ev.Mutex).Name
 	}
-	sm := m.streamName(w)
-	pc := p.PC
-	switch {
-	case m.client(p.ID) >= 0 && pc == cSubCheck:
-		if !m.isOpen {
-			return who + " finds the manager closed and returns"
-		}
-		if m.receivers() == 0 && !m.cfg.Fixed {
-			return who + " is the first receiver: startVStream takes streamMu"
-		}
-		return who + " appends its receiver and releases mu"
-	case m.client(p.ID) >= 0 && pc == cUnsubRemove:
-		i := m.client(p.ID)
-		if n := m.receivers(); (n == 0 || (n == 1 && m.subscribed[i])) && !m.cfg.Fixed {
-			return who + " removes the last receiver: stopVStream takes streamMu"
-		}
-		return who + " removes its receiver and releases mu"
-	case m.client(p.ID) >= 0:
-		return who + " " + [...]string{
-			"takes mu", "checks isOpen; the first receiver starts the vstream", "starts the vstream and releases streamMu",
-			"appends its receiver and releases mu", "releases mu", "takes mu",
-			"removes its receiver; the last one stops the vstream", "cancels the vstream and releases streamMu",
-			"clears the cache and releases mu", "goes away"}[pc]
-	case p.ID == m.poller:
-		switch pc {
-		case pTick:
-			return "pollerTicks fires: runPoller starts"
-		case pFastLock:
-			if m.cfg.Fixed {
-				return who + " takes " + sm
-			}
-			return who + " takes mu (receiverCount)"
-		case pFastRead:
-			return who + " reads len(receivers) and releases mu"
-		case pStreamLock:
-			return who + " takes streamMu"
-		case pMuLockFixed, pMuLock:
-			return who + " takes mu"
-		case pCheckFixed:
-			return who + " checks len(receivers)"
-		case pRead:
-			return who + " runs readPending"
-		case pAdd:
-			return who + " adds the rows to the cache"
-		case pMuUnlock:
-			return who + " releases mu"
-		case pStreamUnlock:
-			return who + " releases " + sm
-		case pReturn:
-			return "runPoller returns to pollerTicks"
-		}
-		return "pollerTicks' goroutine ends"
-	case p.ID == m.vstream:
-		return [...]string{"a row event commits; the vstream callback takes " + sm, who + " checks ctx; Add takes mu",
-			who + " processes the next row", "Add takes mu", "Add puts the row in the cache", "Add releases mu",
-			who + " releases " + sm, "the binlog ends for this manager"}[pc]
-	case p.ID == m.runSend:
-		return "runSend " + [...]string{"takes mu", "pops a batch for the current receiver, or waits on cond", "releases mu", "returns"}[pc]
-	case p.ID == m.closer:
-		return "Close " + [...]string{"stops pollerTicks", "releases the timer", "takes mu", "closes: cancels receivers, clears the cache",
-			"wakes the goroutines waiting on cond", "cancels the vstream and releases streamMu", "releases mu", "waits for wg", "has returned"}[pc]
-	}
-	return who + " " + [...]string{"waits for a batch", "takes its batch", "writes to the client", "takes mu to reset busy",
-		"resets busy", "releases mu", "takes " + sm + " for cache.Discard", "discards the rows and releases " + sm, "ends"}[pc]
+	return m.program(p.ID).Describe(m, w, p, who)
 }
 
 // View shows the manager, its locks and each goroutine.

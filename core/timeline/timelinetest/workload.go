@@ -138,7 +138,7 @@ func (m *Workload) Describe(w *sim.World, ev *sim.Event) string {
 	case ev.Kind == sim.EvTimer:
 		return p.Name + " sends the next request"
 	case ev.Kind == sim.EvAcquire:
-		return p.Name + " gets " + w.Mutex(sim.MutexID(ev.Timer)).Name
+		return p.Name + " gets " + w.Mutex(ev.Mutex).Name
 	case p.PC == pcLock:
 		return p.Name + " locks " + w.Mutex(m.mu[int(p.ID)%2]).Name
 	}

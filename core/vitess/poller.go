@@ -1,0 +1,163 @@
+package vitess
+
+import (
+	"strconv"
+
+	"github.com/racetrack-sim/racetrack/core/sim"
+)
+
+// poller is runPoller on every tick of pollerTicks. The program counters
+// are declared in model.go.
+var poller = sim.Program[*Manager]{
+	pTick: {In: "pollerTicks (idle)", Describe: fixedText("pollerTicks fires: runPoller starts"), Do: func(m *Manager, w *sim.World, p *sim.Proc) sim.Action {
+		if m.pollerStopped {
+			return sim.Exit("pollerTicks stopped: the timer goroutine returned")
+		}
+		m.tickStart = w.Now()
+		p.PC = pFastLock
+		return sim.Lock(m.ticks, "pollerTicks: tick; runPoller()")
+	}},
+	pFastLock: {In: "runPoller", Describe: describeFastLock, Do: func(m *Manager, w *sim.World, p *sim.Proc) sim.Action {
+		if m.pollerStopped { // Stop won the timer's mutex first
+			p.PC = pExit
+			return sim.Unlock(m.ticks, "pollerTicks: stopped")
+		}
+		if m.cfg.Fixed {
+			// runPoller (v14): cacheManagementMu.Lock(), then mu.Lock()
+			p.PC = pMuLockFixed
+			return sim.Lock(m.stream, "runPoller: cacheManagementMu.Lock()")
+		}
+		// runPoller (v13) fast path: receiverCount() takes mu alone.
+		p.PC = pFastRead
+		return sim.Lock(m.mu, "receiverCount: mu.Lock()")
+	}},
+	pFastRead: {In: "runPoller → receiverCount", Says: "reads len(receivers) and releases mu", Do: func(m *Manager, w *sim.World, p *sim.Proc) sim.Action {
+		n := m.receivers()
+		if n == 0 {
+			p.PC = pReturn
+			return sim.Unlock(m.mu, "receiverCount: 0 receivers; mu.Unlock(); return")
+		}
+		// The gap: mu is released before streamMu is taken.
+		p.PC = pStreamLock
+		return sim.Unlock(m.mu, "receiverCount: "+strconv.Itoa(n)+" receivers; mu.Unlock()")
+	}},
+	pStreamLock: {In: "runPoller", Says: "takes streamMu", Do: func(m *Manager, w *sim.World, p *sim.Proc) sim.Action {
+		p.PC = pRead
+		if !m.cfg.Timed {
+			p.PC = pMuLock // readPending has no effect of its own untimed
+		}
+		return sim.Lock(m.stream, "runPoller: streamMu.Lock()")
+	}},
+	pMuLockFixed: {In: "runPoller", Says: "takes mu", Do: func(m *Manager, w *sim.World, p *sim.Proc) sim.Action {
+		p.PC = pCheckFixed
+		return sim.Lock(m.mu, "runPoller: mu.Lock()")
+	}},
+	pCheckFixed: {In: "runPoller", Says: "checks len(receivers)", Do: func(m *Manager, w *sim.World, p *sim.Proc) sim.Action {
+		if m.receivers() == 0 {
+			p.PC = pStreamUnlock
+			return sim.Unlock(m.mu, "runPoller: len(receivers) == 0; mu.Unlock()")
+		}
+		if !m.cfg.Timed {
+			return m.pollerAdd(w, p)
+		}
+		return m.readPending(p)
+	}},
+	pRead: {In: "runPoller → readPending", Says: "runs readPending", Do: func(m *Manager, w *sim.World, p *sim.Proc) sim.Action {
+		return m.readPending(p)
+	}},
+	pMuLock: {In: "runPoller", Says: "takes mu", Do: func(m *Manager, w *sim.World, p *sim.Proc) sim.Action {
+		p.PC = pAdd
+		return sim.Lock(m.mu, "runPoller: mu.Lock()")
+	}},
+	pAdd: {In: "runPoller", Says: "adds the rows to the cache", Do: func(m *Manager, w *sim.World, p *sim.Proc) sim.Action {
+		return m.pollerAdd(w, p)
+	}},
+	pMuUnlock: {In: "runPoller", Says: "releases mu", Do: func(m *Manager, w *sim.World, p *sim.Proc) sim.Action {
+		p.PC = pStreamUnlock
+		return sim.Unlock(m.mu, "runPoller: mu.Unlock()")
+	}},
+	pStreamUnlock: {In: "runPoller", Describe: func(m *Manager, w *sim.World, _ *sim.Proc, who string) string {
+		return who + " releases " + m.streamName(w)
+	}, Do: func(m *Manager, w *sim.World, p *sim.Proc) sim.Action {
+		p.PC = pReturn
+		return sim.Unlock(m.stream, "runPoller: "+m.streamName(w)+".Unlock()")
+	}},
+	pReturn: {In: "runPoller", Describe: fixedText("runPoller returns to pollerTicks"), Do: func(m *Manager, w *sim.World, p *sim.Proc) sim.Action {
+		p.PC = pTick
+		if m.ticksLeft > 0 {
+			m.ticksLeft--
+			if m.ticksLeft == 0 {
+				p.PC = pExit
+			}
+		}
+		// A Go ticker keeps one missed tick: the next run starts one
+		// interval after this one started, or at once if that has passed.
+		next := m.tickStart + m.cfg.PollerInterval - w.Now()
+		if next < 0 {
+			next = 0
+		}
+		return unlockAfter(m.ticks, "runPoller returned", next)
+	}},
+	pExit: {In: "stopped", Describe: fixedText("pollerTicks' goroutine ends"), Do: func(*Manager, *sim.World, *sim.Proc) sim.Action {
+		return sim.Exit("pollerTicks stopped: the timer goroutine returned")
+	}},
+}
+
+// fixedText describes a step in words that do not start with the
+// goroutine's name.
+func fixedText(s string) func(*Manager, *sim.World, *sim.Proc, string) string {
+	return func(*Manager, *sim.World, *sim.Proc, string) string { return s }
+}
+
+func describeFastLock(m *Manager, w *sim.World, _ *sim.Proc, who string) string {
+	if m.cfg.Fixed {
+		return who + " takes " + m.streamName(w)
+	}
+	return who + " takes mu (receiverCount)"
+}
+
+// readPending is the poller's query (buggy: streamMu held; fixed: both
+// locks held). Its context times out after one poller interval: then
+// runPoller returns and its defers release the locks.
+func (m *Manager) readPending(p *sim.Proc) sim.Action {
+	if m.cfg.ReadPendingCost >= m.cfg.PollerInterval {
+		p.PC = pStreamUnlock
+		if m.cfg.Fixed {
+			p.PC = pMuUnlock
+		}
+		return sim.Local("runPoller: readPending: context deadline exceeded", m.cfg.PollerInterval)
+	}
+	p.PC = pMuLock
+	if m.cfg.Fixed {
+		p.PC = pAdd
+	}
+	return sim.Local("runPoller: readPending", m.cfg.ReadPendingCost)
+}
+
+// pollerAdd: with mu held, set messagesPending and add the rows read to
+// the cache. The rows read are taken to be the rows in the table at this
+// point (the query's snapshot differs only by rows whose own row event
+// will add them).
+func (m *Manager) pollerAdd(w *sim.World, p *sim.Proc) sim.Action {
+	rows := min(m.stored+m.cached, cacheSize)
+	if m.cfg.Delivery {
+		m.messagesPending = rows >= cacheSize
+	}
+	if m.receivers() == 0 {
+		p.PC = pStreamUnlock
+		return sim.Unlock(m.mu, "runPoller: len(receivers) == 0 (almost never reachable); mu.Unlock()")
+	}
+	add := min(m.stored, cacheSize-m.cached)
+	if add < m.stored {
+		m.messagesPending = true
+	}
+	m.stored -= add
+	m.cached += add
+	m.evPending = min(m.evPending, m.stored)
+	if rows > 0 && m.waiting(w, m.cond) {
+		p.PC = pMuUnlock
+		return sim.Broadcast(m.cond, "runPoller: cache.Add(rows); cond.Broadcast()")
+	}
+	p.PC = pStreamUnlock
+	return sim.Unlock(m.mu, "runPoller: cache.Add(rows); mu.Unlock()")
+}
