@@ -18,28 +18,23 @@
 //
 // A model is a sim.Model: Init creates nodes and processes and schedules
 // their first events; Handle runs one step of one process (a delivered
-// message or a fired timer for an actor, the next atomic step of a thread)
-// and returns what the step does (lock, unlock, wait, local work with a
-// cost, sleep, exit); Clone and Hash make states copyable and comparable;
-// Properties names what must hold. The smallest complete example is the
-// dining philosophers in core/philo:
+// message or a fired timer for an actor, the next atomic step of a
+// thread) and returns what the step does (lock, unlock, wait, local work
+// with a cost, sleep, exit); Clone and Hash make states copyable and
+// comparable; Properties returns the model's sim.Props, declared once with
+// checks that receive the state. A thread's steps are a sim.Program, one
+// entry per program counter with its handler and its words:
 //
-//	type Table struct {
-//		Forks []sim.MutexID
-//		Meals []int
-//	}
-//
-//	func (t *Table) Handle(w *sim.World, p *sim.Proc, ev *sim.Event) sim.Action {
-//		i := int(p.ID)
-//		switch p.PC {
-//		case takeFirst:
-//			p.PC = takeSecond
-//			return sim.Lock(t.Forks[first(i)], "take fork")
+//	var clerk = sim.Program[*Account]{
+//		pcLock: {In: "withdraw", Says: "takes the account lock", Do: func(a *Account, w *sim.World, p *sim.Proc) sim.Action {
+//			p.PC = pcCheck
+//			return sim.Lock(a.lock, "lock account")
+//		}},
 //		...
-//		}
 //	}
 //
-// Register the model with a scenario.Scenario (parameter schema, variants,
-// presets) and `go test` checks it: the property tests run it over many
-// seeds, and core/check searches its schedules.
+// docs/writing-a-model.md builds that model (core/bank) from nothing.
+// Register a model with a scenario.Scenario (parameter schema, variants,
+// presets) and `go test` checks it: core/modeltest's conformance suite
+// runs over the whole catalog, and core/check searches its schedules.
 package core

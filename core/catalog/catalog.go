@@ -2,6 +2,7 @@
 package catalog
 
 import (
+	"github.com/racetrack-sim/racetrack/core/bank"
 	"github.com/racetrack-sim/racetrack/core/philo"
 	"github.com/racetrack-sim/racetrack/core/scenario"
 	"github.com/racetrack-sim/racetrack/core/scylla"
@@ -12,6 +13,7 @@ import (
 // New returns the registry of every scenario.
 func New() *scenario.Registry {
 	return scenario.NewRegistry(
+		bank.Scenario(),
 		philo.Scenario(),
 		scylla.Scenario(),
 		tarantool.Scenario(),
