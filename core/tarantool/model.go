@@ -29,6 +29,13 @@ const (
 	// while the relay is not enabled and sent on enable; every update is a
 	// newly allocated message, with no bound on messages in flight.
 	PendingAlloc
+	// Merged is the fix as merged (commit 660f3323b9): the rotating pair
+	// of Pending without its restart flag — every leader message the relay
+	// sends restarts the recovery, the first one after enabling included —
+	// and recv_vclock set from the replica's vclock in relay_subscribe (and
+	// relay_final_join), so that a restart before the first ack resumes
+	// where the replica stands instead of from an empty vclock.
+	Merged
 )
 
 // Mode is box.cfg.election_mode.

@@ -84,11 +84,12 @@ func (m *Model) setIsRaftEnabled(w *sim.World, a, b int, msg enableMsg) string {
 	r.IsRaftEnabled = msg.Value
 	did := "is_raft_enabled = true"
 	switch m.cfg.Variant {
-	case Pending:
-		// Push the saved message now, without restarting recovery: it is
-		// still positioned at the replica's vclock.
+	case Pending, Merged:
+		// Push the saved message now. v4 does not restart the recovery
+		// (it is still positioned at the replica's vclock); as merged,
+		// every leader message restarts it.
 		if r.PushPending {
-			m.pushRaftMsg(w, a, b, false)
+			m.pushRaftMsg(w, a, b, m.cfg.Variant == Merged)
 			did += ", push the pending message"
 		}
 	case PendingAlloc:
@@ -156,7 +157,13 @@ func (m *Model) handleRelay(w *sim.World, p *sim.Proc, ev *sim.Event, a, b int) 
 	case relayStartMsg:
 		// relay_subscribe: a fresh relay, recovery at the replica's vclock.
 		r.Epoch, r.Phase = msg.Epoch, relayStarting
-		r.Cursor, r.Recv = msg.From, Vclock{}
+		r.Cursor, r.Recv, r.Subscribed = msg.From, Vclock{}, msg.From
+		if m.cfg.Variant == Merged {
+			// 660f3323b9: "Save the first vclock as 'received' ...
+			// recv_vclock is used by recovery restart and must always be
+			// valid."
+			r.Recv = msg.From
+		}
 		r.LastAck = w.Now()
 		lo := m.cfg.RelayEnableDelay / 2
 		d := w.Between(lo, m.cfg.RelayEnableDelay, 10*sim.Microsecond, "relay start "+name(a)+"→"+name(b))
@@ -238,6 +245,9 @@ func (m *Model) recoverRemainingWALs(w *sim.World, a, b int) int {
 			continue
 		}
 		r.Cursor[row.Origin] = row.LSN
+		if row.LSN <= r.Subscribed[row.Origin] {
+			r.Resent++
+		}
 		w.Send(p, m.applierProc(b, a), dataRow{Epoch: r.Epoch, Row: row})
 		n++
 	}

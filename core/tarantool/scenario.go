@@ -10,7 +10,7 @@ import (
 // ScenarioID is the catalog id.
 const ScenarioID = "tarantool-raft-relay"
 
-var variantIDs = map[string]Variant{"drop": Drop, "pending": Pending, "pending-alloc": PendingAlloc}
+var variantIDs = map[string]Variant{"drop": Drop, "pending": Pending, "pending-alloc": PendingAlloc, "merged": Merged}
 
 // Scenario is the catalog entry.
 func Scenario() *scenario.Scenario {
@@ -35,6 +35,7 @@ func Scenario() *scenario.Scenario {
 		Variants: []scenario.Variant{
 			{ID: "drop", Title: "drop (bug)", Help: "relay_push_raft returns without sending while Raft is not enabled on the relay: the update is lost"},
 			{ID: "pending", Title: "pending (fix, v4)", Help: "two preallocated messages rotate between tx and the relay; the latest update waits (is_raft_push_pending) and is pushed when the relay is enabled or when the message in flight returns; at most one in flight; a leader message restarts the recovery, except the first push after enabling"},
+			{ID: "merged", Title: "pending, as merged (660f3323b9)", Help: "the rotating pair without the restart flag: every leader message restarts the recovery, the first push after enabling too; recv_vclock starts at the replica's vclock (relay_subscribe, relay_final_join) instead of empty"},
 			{ID: "pending-alloc", Title: "pending, one message per update (review version)", Help: "the latest update is saved while the relay is not enabled and sent on enable; every update is a newly allocated message, so messages in flight pile up"},
 		},
 		Presets: []scenario.Preset{

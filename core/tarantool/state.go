@@ -95,6 +95,11 @@ type relay struct {
 	// Early counts Raft updates pushed while Raft was not enabled on
 	// the relay yet, in every variant: the window of seed 004.
 	Early int
+	// Subscribed is the replica's vclock at subscribe; Resent counts the
+	// rows sent again at or below it (a recovery restarted from an empty
+	// recv_vclock).
+	Subscribed Vclock
+	Resent     int
 
 	// Relay thread side.
 	Epoch   int
