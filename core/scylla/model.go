@@ -65,6 +65,7 @@ type config struct {
 	writeTimeout       sim.Time
 	admission          bool
 	admissionThreshold float64
+	shardAware         bool
 	hotShardShare      float64
 	hotShard           int
 	keyCount           int

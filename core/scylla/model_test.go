@@ -1,6 +1,7 @@
 package scylla
 
 import (
+	"github.com/racetrack-sim/racetrack/core/modeltest"
 	"strings"
 	"testing"
 
@@ -209,4 +210,67 @@ func TestSeriesTellTheStory(t *testing.T) {
 	if last["n2 true backlog"] != 0 || last["n1 believes n2"] != 0.62 {
 		t.Errorf("end of run: n2 true %v, n1 believes %v; want 0 and 0.62", last["n2 true backlog"], last["n1 believes n2"])
 	}
+}
+
+// TestShouldRejectDueToViewBacklog pins admission control to upstream's
+// rule: reject unless every target's relative_size (current / max / 0.8)
+// is below 1, so a belief of exactly 0.8 of max is already rejected.
+func TestShouldRejectDueToViewBacklog(t *testing.T) {
+	w, _ := newWorld(t, "stale-gossip", "buggy", map[string]any{"admissionControl": true}, 1, nil)
+	m := w.Model().(*Model)
+	x := writeInfo{Owner: 1}
+	i := 0*m.cfg.nodes + 1
+	m.beliefKnown[i] = true
+	for _, c := range []struct {
+		belief int64
+		reject bool
+	}{{199_999, false}, {200_000, true}, {250_000, true}, {0, false}} {
+		m.belief[i] = c.belief
+		worst, size, reject := m.shouldRejectDueToViewBacklog(0, x)
+		if reject != c.reject || worst != 1 || size != float64(c.belief)/250_000/0.8 {
+			t.Errorf("belief %d of 250000: reject %v (relative_size %.4f, worst n%d), want reject %v", c.belief, reject, size, worst+1, c.reject)
+		}
+	}
+}
+
+// TestShardAwareRoutingHidesTheWrongShard: with a shard-aware driver a
+// write is handled on the shard that applies it, so the pre-fix code
+// answers with the right shard's backlog and the wrong-shard presets no
+// longer fail; without it they do.
+func TestShardAwareRoutingHidesTheWrongShard(t *testing.T) {
+	reg := scenario.NewRegistry(Scenario())
+	for _, preset := range []string{"wrong-shard-remote", "wrong-shard-local", "steady-hot-shard"} {
+		for _, aware := range []bool{false, true} {
+			violated := 0
+			for seed := uint64(1); seed <= 20; seed++ {
+				run, err := reg.Execute(scenario.RunSpec{Scenario: ID, Preset: preset, Variant: "buggy", Seed: seed,
+					Params: map[string]any{"shardAware": aware}}, scenario.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if run.World.Violated(PropApplyingShard) {
+					violated++
+				}
+			}
+			if aware && violated != 0 || !aware && violated < 18 {
+				t.Errorf("%s/buggy, shardAware=%v: %s violated on %d of 20 seeds", preset, aware, PropApplyingShard, violated)
+			}
+		}
+	}
+}
+
+// TestFixedGossipNeedsFastRPC: the fixed broker publishes when a response
+// has told a coordinator something else, but a response still in flight
+// when the broker ticks (rpcLatency near the gossip period, propagation
+// instant) lands after the gossip and overwrites it with an older value:
+// the fixed variant then fails to converge on 4 of 30 seeds of
+// stale-gossip, as upstream would; with fast RPC it never does.
+func TestFixedGossipNeedsFastRPC(t *testing.T) {
+	reg := scenario.NewRegistry(Scenario())
+	slow := modeltest.Sweep(t, reg, scenario.RunSpec{Scenario: ID, Preset: "stale-gossip", Variant: "fixed",
+		Params: map[string]any{"rpcLatency": 800.0, "gossipDelayMax": 0.0}}, modeltest.Seeds(1, 30))
+	slow.Expect(t, modeltest.Rate{K: 4, N: 30, First: 1}, PropConverges)
+	fast := modeltest.Sweep(t, reg, scenario.RunSpec{Scenario: ID, Preset: "stale-gossip", Variant: "fixed",
+		Params: map[string]any{"gossipDelayMax": 0.0}}, modeltest.Seeds(1, 30))
+	fast.Never(t, PropConverges)
 }

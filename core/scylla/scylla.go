@@ -63,6 +63,7 @@ const (
 	pAdmission, pAdmissionThresh  = "admissionControl", "admissionThreshold"
 	pHotShare, pHotShard          = "hotShardShare", "hotShard"
 	pKeyCount, pWriteTarget       = "keyCount", "writeTarget"
+	pShardAware                   = "shardAware"
 )
 
 func params() []scenario.Param {
@@ -85,8 +86,9 @@ func params() []scenario.Param {
 		scenario.BoolParam(pNeverFinish, false, "remote view updates never finish (the never_finish_remote_view_updates injection)"),
 		scenario.DurationParam(pDelayLimit, 1000, 0, 60_000, "MV flow-control delay limit (view_flow_control_delay_limit_in_ms)"),
 		scenario.DurationParam(pWriteTimeout, 2000, 1, 60_000, "write timeout; the flow-control delay never exceeds what is left of it"),
-		scenario.BoolParam(pAdmission, false, "reject writes whose targets' believed backlog exceeds admissionThreshold (can_update_views); a rejected write gets no response"),
-		scenario.FloatParam(pAdmissionThresh, 0.8, 0, 1, "relative", "admission-control threshold"),
+		scenario.BoolParam(pAdmission, false, "reject a write unless every target's believed backlog has relative_size below 1 (should_reject_due_to_view_backlog); a rejected write gets no response"),
+		scenario.FloatParam(pAdmissionThresh, 0.8, 0.01, 1, "relative", "admission_control_threshold: relative_size is current / max / this"),
+		scenario.BoolParam(pShardAware, false, "a shard-aware driver: every write goes to the shard that owns its token, so replicas handle and apply it on the same shard and the wrong-shard bug cannot show"),
 		scenario.FloatParam(pHotShare, 0, 0, 1, "", "share of writes whose key lives on hotShard"),
 		scenario.IntParam(pHotShard, 1, 0, 63, "", "the hot shard (below shards)"),
 		scenario.IntParam(pKeyCount, 100_000, 1, 1_000_000_000, "keys", "distinct partition keys (1: every write hits one key, as in test_mv_backlog.py)"),
@@ -174,7 +176,7 @@ func build(variant string, v scenario.Values) (sim.Model, error) {
 		writeCount: v.Int(pWriteCount), sizes: v.Ints(pWriteSizes), randomSizes: v.String(pSizeOrder) == "random",
 		viewWriteLatency: v.Duration(pViewLatency), neverFinish: v.Bool(pNeverFinish),
 		delayLimit: v.Duration(pDelayLimit), writeTimeout: v.Duration(pWriteTimeout),
-		admission: v.Bool(pAdmission), admissionThreshold: v.Float(pAdmissionThresh),
+		admission: v.Bool(pAdmission), admissionThreshold: v.Float(pAdmissionThresh), shardAware: v.Bool(pShardAware),
 		hotShardShare: v.Float(pHotShare), hotShard: v.Int(pHotShard),
 		keyCount: v.Int(pKeyCount), target: v.String(pWriteTarget),
 	}

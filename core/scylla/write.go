@@ -109,7 +109,13 @@ func (m *Model) drawWrite(w *sim.World) writeInfo {
 	default:
 		x.Coord = w.Choose(N, "coordinator node")
 	}
-	x.CShard = w.Choose(S, "coordinator shard")
+	if c.shardAware {
+		// A shard-aware driver sends the write to the shard that owns
+		// its token; the RPC to each replica then arrives on that shard.
+		x.CShard = x.Applying
+	} else {
+		x.CShard = w.Choose(S, "coordinator shard")
+	}
 	return x
 }
 
@@ -124,20 +130,11 @@ func (m *Model) quorum() int8 { return int8(m.cfg.rf/2 + 1) }
 // locally through apply_locally (lmutate) or remotely (send_mutation).
 func (m *Model) coordinate(w *sim.World, n, s int, x writeInfo) sim.Action {
 	c := &m.cfg
-	if c.admission {
-		worst, b := -1, int64(0)
-		for i := 0; i < c.rf; i++ {
-			r := m.replica(x, i)
-			if v := m.believed(n, r); worst < 0 || v > b {
-				worst, b = r, v
-			}
-		}
-		if m.rel(b) > c.admissionThreshold {
-			m.rejected++
-			w.Sample(m.sRejected, float64(m.rejected))
-			w.Send(m.shardProc[m.idx(n, s)], m.client, writeReply{ID: x.ID, Outcome: outcomeRejected})
-			return sim.Local("reject "+x.name()+": believes "+nodeName(worst)+" at "+relText(m.rel(b))+" > "+relText(c.admissionThreshold), 0)
-		}
+	if worst, size, reject := m.shouldRejectDueToViewBacklog(n, x); reject {
+		m.rejected++
+		w.Sample(m.sRejected, float64(m.rejected))
+		w.Send(m.shardProc[m.idx(n, s)], m.client, writeReply{ID: x.ID, Outcome: outcomeRejected})
+		return sim.Local("reject "+x.name()+": believes "+nodeName(worst)+" at relative_size "+strconv.FormatFloat(size, 'f', 2, 64)+" >= 1", 0)
 	}
 	m.inflight = append(m.inflight, coordWrite{w: x, start: m.now})
 	label := ""
@@ -164,6 +161,29 @@ func (m *Model) coordinate(w *sim.World, n, s int, x writeInfo) sim.Action {
 		}
 	}
 	return sim.Local(label, 0)
+}
+
+// shouldRejectDueToViewBacklog is storage_proxy's admission control: a
+// write is rejected unless every target's believed backlog has a
+// relative_size below 1, relative_size being current / max /
+// admission_control_threshold (0.8 upstream: the admissionThreshold
+// parameter). It returns the target with the largest backlog and its
+// relative_size.
+func (m *Model) shouldRejectDueToViewBacklog(n int, x writeInfo) (worst int, size float64, reject bool) {
+	c := &m.cfg
+	if !c.admission {
+		return -1, 0, false
+	}
+	var b int64
+	worst = -1
+	for i := 0; i < c.rf; i++ {
+		r := m.replica(x, i)
+		if v := m.believed(n, r); worst < 0 || v > b {
+			worst, b = r, v
+		}
+	}
+	size = float64(b) / float64(c.maxMem) / c.admissionThreshold
+	return worst, size, size >= 1
 }
 
 // handleMutation is remote::handle_write on the replica shard the RPC
