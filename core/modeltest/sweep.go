@@ -145,7 +145,7 @@ func (tl Tally) Expect(t testing.TB, want Rate, props ...string) {
 	if k >= lo && k <= hi {
 		return
 	}
-	ex, _ := tl.firstWith(props, k < lo)
+	ex, _ := tl.firstWith(props, k > hi)
 	t.Errorf("%s: %s violated on %d of %d seeds; the measured rate %s allows %d to %d here; e.g. %s",
 		tl.name(), tl.propsText(props), k, m, want, lo, hi, ex)
 }

@@ -13,9 +13,12 @@ import "github.com/racetrack-sim/racetrack/core/sim"
 // get_view_update_backlog_if_changed() = fetch_if_changed().
 //
 // The rule decides whether to publish: on-change compares with
-// backlog_published (PR #7283, bug #18461); need-publishing also publishes
-// when a backlog was added or sent in a response since the last tick, even
-// if it equals the published one (PR #18663); always publishes every tick.
+// backlog_published (PR #7283, bug #18461); need-publishing publishes
+// exactly when a backlog was added (or, in the handling-shard code, sent
+// in a response) since the last tick, whether or not it changed, and
+// never otherwise, not even a first value at start (PR #18663 as
+// upstream has it: the broker gossips only what fetch_if_changed
+// returns); always publishes every tick.
 func (m *Model) brokerTick(w *sim.World, n int) sim.Action {
 	w.SetTimer(m.shardProc[m.idx(n, 0)], m.cfg.gossipInterval, tagBroker)
 	m.sampleNode(w, n)
@@ -47,16 +50,16 @@ func (m *Model) brokerTick(w *sim.World, n int) sim.Action {
 			why = "changed"
 		}
 	case NeedPublishing:
-		switch {
-		case flagged:
+		// get_view_update_backlog_if_changed returns a backlog only when
+		// a need_publishing flag was set since the last tick; otherwise
+		// the broker sleeps without publishing (no first value at start).
+		if flagged {
 			why = "need_publishing"
-		case changed:
-			why = "changed"
 		}
 	case Always:
 		why = "every tick"
 	}
-	if why != "" && !m.hasPublished[n] {
+	if why != "" && !m.hasPublished[n] && m.cfg.rule != NeedPublishing {
 		why = "first value"
 	}
 	if why != "" {

@@ -263,14 +263,35 @@ func TestShardAwareRoutingHidesTheWrongShard(t *testing.T) {
 // has told a coordinator something else, but a response still in flight
 // when the broker ticks (rpcLatency near the gossip period, propagation
 // instant) lands after the gossip and overwrites it with an older value:
-// the fixed variant then fails to converge on 4 of 30 seeds of
+// the fixed variant then fails to converge on 5 of 30 seeds of
 // stale-gossip, as upstream would; with fast RPC it never does.
 func TestFixedGossipNeedsFastRPC(t *testing.T) {
 	reg := scenario.NewRegistry(Scenario())
 	slow := modeltest.Sweep(t, reg, scenario.RunSpec{Scenario: ID, Preset: "stale-gossip", Variant: "fixed",
 		Params: map[string]any{"rpcLatency": 800.0, "gossipDelayMax": 0.0}}, modeltest.Seeds(1, 30))
-	slow.Expect(t, modeltest.Rate{K: 4, N: 30, First: 1}, PropConverges)
+	slow.Expect(t, modeltest.Rate{K: 5, N: 30, First: 1}, PropConverges)
 	fast := modeltest.Sweep(t, reg, scenario.RunSpec{Scenario: ID, Preset: "stale-gossip", Variant: "fixed",
 		Params: map[string]any{"gossipDelayMax": 0.0}}, modeltest.Seeds(1, 30))
 	fast.Never(t, PropConverges)
+}
+
+// TestNeedPublishingOnlyWhenFlagged: under need-publishing the broker
+// gossips only after a flag was raised: nothing at start, and nothing on
+// a tick whose backlog changed without an add() (here, never: a fresh
+// cluster with no writes stays silent), unlike on-change, which publishes
+// its first value at once.
+func TestNeedPublishingOnlyWhenFlagged(t *testing.T) {
+	for _, c := range []struct {
+		variant string
+		gossip  bool
+	}{{"fixed", false}, {"buggy", true}} {
+		w, _ := newWorld(t, "stale-gossip", c.variant, map[string]any{"writeCount": 1.0, "writeStart": 3_000_000.0, "duration": 3_000_000.0}, 1, nil)
+		if err := w.Run(sim.Limits{MaxTime: 3500 * sim.Millisecond}); err != nil {
+			t.Fatal(err)
+		}
+		m := w.Model().(*Model)
+		if got := m.hasPublished[0] || m.hasPublished[1]; got != c.gossip {
+			t.Errorf("%s, no writes for 3.5 s: published %v, want %v", c.variant, got, c.gossip)
+		}
+	}
 }
