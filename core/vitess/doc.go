@@ -20,6 +20,15 @@
 // After the fix, streamMu is cacheManagementMu, start/stopVStream take no
 // lock, and every path takes cacheManagementMu before mu.
 //
+// A third variant, unlocked-poller, is a wrong fix: v13 with streamMu
+// dropped from runPoller. It removes the poller's half of the cycle, and
+// with it what streamMu protects (its comment upstream: the poller's
+// snapshot and lastPollPosition must not interleave with a cache.Discard
+// or a vstream event older than that position). The Always property
+// no-stale-requeue catches it: a send's Discard between the poller's
+// readPending and its cache.Add, or a vstream Add of a row whose event
+// predates a lastPollPosition set after the callback's mustSkip check.
+//
 // # Where the model departs from upstream, and why
 //
 //   - Buggy is v13 (the release of #9936): Close calls stopVStream while

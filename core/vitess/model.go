@@ -17,6 +17,12 @@ const (
 type Config struct {
 	// Fixed selects the code after PR #10132.
 	Fixed bool
+	// UnlockedPoller is a wrong fix of v13: runPoller takes no streamMu
+	// at all (receiverCount, readPending, then mu for the cache), which
+	// removes its half of the lock cycle and with it what streamMu
+	// protects: no discard or vstream event may fall between the poller's
+	// snapshot (lastPollPosition) and its cache.Add.
+	UnlockedPoller bool
 	// Timed: steps take modelled time; untimed: every step costs zero and
 	// only the chooser orders them.
 	Timed bool
@@ -168,6 +174,17 @@ type Manager struct {
 	evCtxDone     bool // the stream of the current callback was cancelled
 	closeStarted  bool
 	closeReturned bool
+	// polling: the poller has read its snapshot (readPending set
+	// lastPollPosition) and not yet added it; readDirty: a send's
+	// cache.Discard ran since (the snapshot may hold rows just
+	// postponed); evStale: the snapshot was read while the vstream
+	// callback was past its mustSkip check, so the rows it still adds
+	// are older than lastPollPosition. Only the wrong fix can set the
+	// last two (hashed only there).
+	polling, readDirty, evStale bool
+	// stale describes the step that requeued a stale row; "" after any
+	// other step.
+	stale string
 	// window describes the step that removed the last receiver while
 	// runPoller or the vstream callback held the stream lock; "" after
 	// any other step.
@@ -352,6 +369,11 @@ func (m *Manager) HashPermuted(h *sim.Hasher, p *sim.Permutation) {
 	h.Bool(m.evCtxDone)
 	h.Bool(m.closeStarted)
 	h.Bool(m.closeReturned)
+	if m.cfg.UnlockedPoller {
+		h.Bool(m.polling)
+		h.Bool(m.readDirty)
+		h.Bool(m.evStale)
+	}
 	if m.cfg.Timed {
 		// The next tick is due at tickStart+interval. Timed states are not
 		// explored by hash; folding the absolute time only keeps two

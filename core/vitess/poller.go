@@ -39,6 +39,9 @@ var poller = sim.Program[*Manager]{
 		}
 		// The gap: mu is released before streamMu is taken.
 		p.PC = pStreamLock
+		if m.cfg.UnlockedPoller {
+			p.PC = pRead // the wrong fix: readPending without streamMu
+		}
 		return sim.Unlock(m.mu, "receiverCount: "+strconv.Itoa(n)+" receivers; mu.Unlock()")
 	}},
 	pStreamLock: {In: "runPoller", Says: "takes streamMu", Do: func(m *Manager, w *sim.World, p *sim.Proc) sim.Action {
@@ -60,10 +63,10 @@ var poller = sim.Program[*Manager]{
 		if !m.cfg.Timed {
 			return m.pollerAdd(w, p)
 		}
-		return m.readPending(p)
+		return m.readPending(w, p)
 	}},
 	pRead: {In: "runPoller → readPending", Says: "runs readPending", Do: func(m *Manager, w *sim.World, p *sim.Proc) sim.Action {
-		return m.readPending(p)
+		return m.readPending(w, p)
 	}},
 	pMuLock: {In: "runPoller", Says: "takes mu", Do: func(m *Manager, w *sim.World, p *sim.Proc) sim.Action {
 		p.PC = pAdd
@@ -73,7 +76,7 @@ var poller = sim.Program[*Manager]{
 		return m.pollerAdd(w, p)
 	}},
 	pMuUnlock: {In: "runPoller", Says: "releases mu", Do: func(m *Manager, w *sim.World, p *sim.Proc) sim.Action {
-		p.PC = pStreamUnlock
+		p.PC = m.afterPollerMu()
 		return sim.Unlock(m.mu, "runPoller: mu.Unlock()")
 	}},
 	pStreamUnlock: {In: "runPoller", Describe: func(m *Manager, w *sim.World, _ *sim.Proc, who string) string {
@@ -119,9 +122,11 @@ func describeFastLock(m *Manager, w *sim.World, _ *sim.Proc, who string) string 
 // readPending is the poller's query (buggy: streamMu held; fixed: both
 // locks held). Its context times out after one poller interval: then
 // runPoller returns and its defers release the locks.
-func (m *Manager) readPending(p *sim.Proc) sim.Action {
+func (m *Manager) readPending(w *sim.World, p *sim.Proc) sim.Action {
+	m.snapshot(w)
 	if m.cfg.ReadPendingCost >= m.cfg.PollerInterval {
-		p.PC = pStreamUnlock
+		m.polling = false
+		p.PC = m.afterPollerMu()
 		if m.cfg.Fixed {
 			p.PC = pMuUnlock
 		}
@@ -139,15 +144,23 @@ func (m *Manager) readPending(p *sim.Proc) sim.Action {
 // point (the query's snapshot differs only by rows whose own row event
 // will add them).
 func (m *Manager) pollerAdd(w *sim.World, p *sim.Proc) sim.Action {
+	if !m.polling {
+		m.snapshot(w) // untimed: the read and the add are one step
+	}
+	m.polling = false
 	rows := min(m.stored+m.cached, cacheSize)
 	if m.cfg.Delivery {
 		m.messagesPending = rows >= cacheSize
 	}
 	if m.receivers() == 0 {
-		p.PC = pStreamUnlock
+		p.PC = m.afterPollerMu()
 		return sim.Unlock(m.mu, "runPoller: len(receivers) == 0 (almost never reachable); mu.Unlock()")
 	}
 	add := min(m.stored, cacheSize-m.cached)
+	if m.readDirty && add > 0 {
+		m.stale = "runPoller adds " + strconv.Itoa(add) + " row(s) from a snapshot read before a send's cache.Discard postponed rows: a stale requeue"
+	}
+	m.readDirty = false
 	if add < m.stored {
 		m.messagesPending = true
 	}
@@ -158,6 +171,25 @@ func (m *Manager) pollerAdd(w *sim.World, p *sim.Proc) sim.Action {
 		p.PC = pMuUnlock
 		return sim.Broadcast(m.cond, "runPoller: cache.Add(rows); cond.Broadcast()")
 	}
-	p.PC = pStreamUnlock
+	p.PC = m.afterPollerMu()
 	return sim.Unlock(m.mu, "runPoller: cache.Add(rows); mu.Unlock()")
+}
+
+// afterPollerMu is where runPoller goes once it lets go of mu: release
+// the stream lock, or, in the wrong fix that never took it, return.
+func (m *Manager) afterPollerMu() int {
+	if m.cfg.UnlockedPoller {
+		return pReturn
+	}
+	return pStreamUnlock
+}
+
+// snapshot is the poller's read: readPending sets lastPollPosition. A
+// vstream callback past its mustSkip check now holds rows older than it.
+func (m *Manager) snapshot(w *sim.World) {
+	m.polling, m.readDirty = true, false
+	switch w.Proc(m.vstream).PC {
+	case rRow, rAddLock, rAdd, rAddUnlock:
+		m.evStale = m.evRows > 0
+	}
 }

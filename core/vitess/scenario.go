@@ -8,6 +8,10 @@ import (
 // ID is the scenario's id in the catalog.
 const ID = "vitess-messager"
 
+// VariantUnlockedPoller is the wrong fix that drops streamMu from
+// runPoller.
+const VariantUnlockedPoller = "unlocked-poller"
+
 // Preset ids.
 const (
 	PresetUnsubscribeVsPoller = "unsubscribe-vs-poller"
@@ -20,6 +24,7 @@ const (
 func configFrom(variant string, v scenario.Values) Config {
 	c := Config{
 		Fixed:           variant == "fixed",
+		UnlockedPoller:  variant == VariantUnlockedPoller,
 		Timed:           v.Bool("timed"),
 		Delivery:        v.Bool("delivery"),
 		Clients:         v.Int("clients"),
@@ -75,6 +80,8 @@ func Scenario() *scenario.Scenario {
 		Variants: []scenario.Variant{
 			{ID: "buggy", Title: "v13: mu and streamMu in both orders",
 				Help: "Subscribe/unsubscribe (and Close, since PR #8965) take streamMu under mu; runPoller and the vstream callback take mu under streamMu"},
+			{ID: VariantUnlockedPoller, Title: "wrong fix: runPoller without streamMu",
+				Help: "v13 with streamMu dropped from runPoller: its half of the cycle is gone, and so is what streamMu protects; a send's cache.Discard or a vstream event can fall between the poller's snapshot and its cache.Add (no-stale-requeue)"},
 			{ID: "fixed", Title: "v14 (PR #10132): cacheManagementMu before mu",
 				Help: "start/stopVStream take no lock; runPoller and the vstream callback take cacheManagementMu, then mu; the poller checks receivers under both"},
 		},

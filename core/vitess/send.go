@@ -108,6 +108,9 @@ var send = sim.Program[*Manager]{
 		return who + " discards the rows and releases " + m.streamName(w)
 	}, Do: func(m *Manager, w *sim.World, p *sim.Proc) sim.Action {
 		i := m.sender(p.ID)
+		if m.polling && m.sending[i] > 0 {
+			m.readDirty = true // cache.Discard between the poller's read and its Add
+		}
 		if m.sendFailed[i] {
 			m.stored += m.sending[i]
 		}

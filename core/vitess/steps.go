@@ -21,7 +21,7 @@ func (m *Manager) program(p sim.ProcID) sim.Program[*Manager] {
 
 // Handle runs the next step of goroutine p.
 func (m *Manager) Handle(w *sim.World, p *sim.Proc, _ *sim.Event) sim.Action {
-	m.window = ""
+	m.window, m.stale = "", ""
 	a := m.program(p.ID).Run(m, w, p)
 	m.afterStep(w)
 	return a

@@ -28,6 +28,9 @@ var properties = sim.Props[*Manager]{
 			return fmt.Sprintf("%d receiver(s) subscribed or subscribing and %d row(s) waiting, but nothing delivered for %s: %s",
 				m.wanting(w), m.stored+m.cached, w.Now()-m.progressSince, m.stuck(w, m.proc(w, m.runSend)))
 		}),
+	sim.Always(NoStaleRequeue, "the poller's snapshot and its cache.Add are not separated by a send's cache.Discard, and no vstream row older than lastPollPosition is added: what streamMu (cacheManagementMu) protects",
+		func(_ *sim.World, m *Manager) bool { return m.stale == "" },
+		func(_ *sim.World, m *Manager) string { return m.stale }),
 	sim.Sometimes(LastLeavesUnderStream, "the last receiver leaves while runPoller or the vstream callback holds streamMu (cacheManagementMu): the situation #9936 needs, in every variant",
 		func(_ *sim.World, m *Manager) bool { return m.window != "" },
 		func(_ *sim.World, m *Manager) string { return m.window }),
@@ -49,6 +52,8 @@ func (m *Manager) proc(w *sim.World, id sim.ProcID) *sim.Proc {
 const (
 	CloseCompletes   = "close-completes"
 	DeliveryProgress = "delivery-progress"
+	// NoStaleRequeue is what the stream lock protects.
+	NoStaleRequeue = "no-stale-requeue"
 	// LastLeavesUnderStream is the Sometimes property of the bug's window.
 	LastLeavesUnderStream = "last-leaves-under-stream-lock"
 )

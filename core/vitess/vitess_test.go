@@ -228,3 +228,29 @@ func BenchmarkLockLevelRun(b *testing.B) {
 	}
 	b.ReportMetric(float64(steps)/b.Elapsed().Seconds(), "steps/s")
 }
+
+// TestWrongFixBreaksWhatStreamMuProtects: dropping streamMu from runPoller
+// removes the poller's half of the lock cycle (unsubscribe-vs-poller no
+// longer hangs on almost every seed) but lets a send's cache.Discard or a
+// vstream event fall between the poller's snapshot and its cache.Add:
+// no-stale-requeue fails. v13 and v14 never break it.
+func TestWrongFixBreaksWhatStreamMuProtects(t *testing.T) {
+	n := seeds(200, 40)
+	for _, preset := range []string{vitess.PresetUnsubscribeVsPoller, vitess.PresetChurn} {
+		wrong := sweep(t, preset, vitess.VariantUnlockedPoller, n)
+		if k := wrong.violated[vitess.NoStaleRequeue]; k == 0 {
+			t.Errorf("%s/%s: no-stale-requeue never fails over %d seeds", preset, vitess.VariantUnlockedPoller, n)
+		} else {
+			t.Logf("%s/%s over %d seeds: no-stale-requeue %d, no-deadlock %d; e.g. %s", preset, vitess.VariantUnlockedPoller, n,
+				k, wrong.violated[sim.NoDeadlockName], wrong.firstMsgs[vitess.NoStaleRequeue])
+		}
+		for _, v := range []string{"buggy", "fixed"} {
+			if k := sweep(t, preset, v, n).violated[vitess.NoStaleRequeue]; k != 0 {
+				t.Errorf("%s/%s: no-stale-requeue fails on %d seeds", preset, v, k)
+			}
+		}
+	}
+	if k := sweep(t, vitess.PresetUnsubscribeVsPoller, vitess.VariantUnlockedPoller, n).violated[sim.NoDeadlockName]; k*10 > n {
+		t.Errorf("the wrong fix still deadlocks unsubscribe-vs-poller on %d of %d seeds; it removes the poller's cycle", k, n)
+	}
+}

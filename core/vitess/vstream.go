@@ -51,6 +51,9 @@ var vstream = sim.Program[*Manager]{
 	rAdd: {In: "runOneVStream → processRowEvent → Add", Describe: fixedText("Add puts the row in the cache"), Do: func(m *Manager, w *sim.World, p *sim.Proc) sim.Action {
 		// Add: if len(receivers) == 0 return false; cache.Add(row)
 		m.evRows--
+		if m.evStale && m.receivers() > 0 {
+			m.stale = "the vstream callback adds a row of an event older than the lastPollPosition the poller set while it was past mustSkip: a stale requeue"
+		}
 		if m.receivers() == 0 {
 			return m.afterAdd(p, "Add: len(receivers) == 0, return false; mu.Unlock()")
 		}
@@ -102,7 +105,7 @@ func (m *Manager) afterAdd(p *sim.Proc, label string) sim.Action {
 }
 
 func (m *Manager) endCallback(w *sim.World, p *sim.Proc, label string) sim.Action {
-	m.evRows, m.evPending, m.evCtxDone = 0, 0, false
+	m.evRows, m.evPending, m.evCtxDone, m.evStale = 0, 0, false, false
 	p.PC = rEvent
 	return unlockAfter(m.stream, label, m.eventGap(w))
 }
