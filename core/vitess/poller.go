@@ -93,13 +93,10 @@ var poller = sim.Program[*Manager]{
 				p.PC = pExit
 			}
 		}
-		// A Go ticker keeps one missed tick: the next run starts one
-		// interval after this one started, or at once if that has passed.
-		next := m.tickStart + m.cfg.PollerInterval - w.Now()
-		if next < 0 {
-			next = 0
-		}
-		return unlockAfter(m.ticks, "runPoller returned", next)
+		// timer.Timer.run is not a ticker: it arms a new time.Timer of
+		// one interval after keephouse (runPoller) returns, so a slow
+		// poll pushes the next one back.
+		return unlockAfter(m.ticks, "runPoller returned", m.cfg.PollerInterval)
 	}},
 	pExit: {In: "stopped", Describe: fixedText("pollerTicks' goroutine ends"), Do: func(*Manager, *sim.World, *sim.Proc) sim.Action {
 		return sim.Exit("pollerTicks stopped: the timer goroutine returned")

@@ -100,7 +100,7 @@ func params() []scenario.Param {
 		scenario.IntParam("cycles", 3, 1, 100, "cycles", "timed mode: Subscribe/unsubscribe cycles per client"),
 		scenario.IntParam("iterations", 2, 1, 10, "", "untimed mode (ITER): cycles per client, poller ticks and row events"),
 		scenario.DurationParam("thinkTime", 500, 1, 600_000, "mean time a client stays subscribed, and then away (each drawn from half to 1.5 times it); the first Subscribe comes within half of it"),
-		scenario.DurationParam("pollerInterval", 1000, 1, 600_000, "vt_poller_interval: the poller runs on this ticker (docs use 30 s, e2e tests 1 s)"),
+		scenario.DurationParam("pollerInterval", 1000, 1, 600_000, "vt_poller_interval: the poller's timer waits this long after each runPoller returns (docs use 30 s, e2e tests 1 s)"),
 		scenario.DurationParam("readPendingCost", 50, 0, 600_000, "buggy: time of the poller's readPending query (no `time_acked is null`: it scans acked rows too); at or above the interval it times out"),
 		scenario.DurationParam("readPendingCostFixed", 5, 0, 600_000, "fixed: time of readPending with `time_acked is null` on poller_idx"),
 		scenario.FloatParam("rowEventRate", 20, 0, 1000, "events/s", "binlog row events per second (each gap drawn from 0 to twice the mean)"),
@@ -117,12 +117,12 @@ func params() []scenario.Param {
 func presets() []scenario.Preset {
 	return []scenario.Preset{
 		{ID: PresetUnsubscribeVsPoller, Title: "The last receiver leaves during readPending",
-			Story: "One client subscribes and leaves a few times; the poller (1 s interval) runs a slow readPending (950 ms: " +
+			Story: "One client subscribes and leaves six times; the poller (1 s after each run returns) runs a slow readPending (950 ms: " +
 				"the pre-fix query scans acked rows too) while holding streamMu. When the client leaves during the query, " +
 				"unsubscribe holds mu and waits for streamMu in stopVStream; the poller finishes the query and waits for mu. " +
 				"Close at 12 s then waits in pollerTicks.Stop for a poller that never returns: PlannedReparentShard hangs (#9936). " +
 				"Fixed: unsubscribe takes no second lock; the poller takes cacheManagementMu, then mu.",
-			Params: map[string]any{"clients": int64(1), "cycles": int64(3), "thinkTime": 1500.0, "pollerInterval": 1000.0,
+			Params: map[string]any{"clients": int64(1), "cycles": int64(6), "thinkTime": 1000.0, "pollerInterval": 1000.0,
 				"readPendingCost": 950.0, "readPendingCostFixed": 20.0, "rowEventRate": 5.0, "closeAt": 12_000.0},
 			MaxTime: 20_000, MaxSteps: 200_000, Property: sim.NoDeadlockName, Reach: LastLeavesUnderStream},
 		{ID: PresetSubscribeVsRowEvent, Title: "Close meets a row-event batch (the reachable form of subscribe-vs-rowevent)",

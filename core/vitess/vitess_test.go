@@ -254,3 +254,34 @@ func TestWrongFixBreaksWhatStreamMuProtects(t *testing.T) {
 		t.Errorf("the wrong fix still deadlocks unsubscribe-vs-poller on %d of %d seeds; it removes the poller's cycle", k, n)
 	}
 }
+
+// TestPollerRearmsAfterReturning: pollerTicks is a vitess timer.Timer,
+// whose run loop arms a fresh timer of one interval after runPoller
+// returns (not a ticker): every tick starts exactly one poller interval
+// after the previous runPoller returned, however long it ran.
+func TestPollerRearmsAfterReturning(t *testing.T) {
+	run, err := reg.Execute(scenario.RunSpec{Scenario: vitess.ID, Preset: vitess.PresetUnsubscribeVsPoller, Variant: "fixed", Seed: 2,
+		Params: map[string]any{"readPendingCostFixed": 300.0}}, scenario.Options{Trace: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := run.World.Trace()
+	returned, ticks := sim.Time(-1), 0
+	for i := 0; i < tr.Len(); i++ {
+		s := tr.Step(i)
+		switch tr.Label(s.Label) {
+		case "runPoller returned":
+			returned = s.Time
+		case "pollerTicks: tick; runPoller()":
+			if returned >= 0 {
+				ticks++
+				if gap := s.Time - returned; gap != sim.Second {
+					t.Fatalf("a tick at %s, %s after runPoller returned; want the interval, 1s", s.Time, gap)
+				}
+			}
+		}
+	}
+	if ticks < 5 {
+		t.Fatalf("only %d ticks after a return", ticks)
+	}
+}
