@@ -11,23 +11,20 @@ var client = sim.Program[*Manager]{
 		return sim.Lock(m.mu, "Subscribe: mu.Lock()")
 	}},
 	cSubCheck: {In: "Subscribe", Describe: describeSubCheck, Do: func(m *Manager, w *sim.World, p *sim.Proc) sim.Action {
-		i := m.client(p.ID)
 		if !m.isOpen {
 			p.PC = cExit
 			return sim.Unlock(m.mu, "Subscribe: !isOpen, return; mu.Unlock()")
 		}
-		// receiver.Send(fields) happens here, under mu; it is not modelled.
-		if m.receivers() == 0 {
-			if !m.cfg.Fixed {
-				// startVStream (v13): mm.streamMu.Lock(); defer Unlock
-				p.PC = cSubStart
-				return sim.Lock(m.stream, "startVStream: streamMu.Lock()")
-			}
-			// startVStream (v14): no lock; mu protects streamCancel.
-			m.startVStream()
-			return m.subscribeAppend(w, p, i, "Subscribe: startVStream(); receivers = append(..); ")
+		if m.cfg.FieldSendCost > 0 {
+			// receiver.Send(mm.fieldResult) under mu: a slow client holds
+			// mu (and everything waiting for it) for as long as it takes.
+			p.PC = cSubFields
+			return sim.Local("Subscribe: receiver.Send(fieldResult) (mu held)", m.cfg.FieldSendCost)
 		}
-		return m.subscribeAppend(w, p, i, "Subscribe: receivers = append(..); ")
+		return m.subscribeStart(w, p)
+	}},
+	cSubFields: {In: "Subscribe → receiver.Send", Describe: describeSubCheck, Do: func(m *Manager, w *sim.World, p *sim.Proc) sim.Action {
+		return m.subscribeStart(w, p)
 	}},
 	cSubStart: {In: "Subscribe → startVStream", Says: "starts the vstream and releases streamMu", Do: func(m *Manager, w *sim.World, p *sim.Proc) sim.Action {
 		m.startVStream()
@@ -81,6 +78,23 @@ var client = sim.Program[*Manager]{
 	cExit: {In: "gone", Says: "goes away", Do: func(*Manager, *sim.World, *sim.Proc) sim.Action {
 		return sim.Exit("client stream ends")
 	}},
+}
+
+// subscribeStart is Subscribe after the field info: the first receiver
+// starts the vstream, then the receiver is appended.
+func (m *Manager) subscribeStart(w *sim.World, p *sim.Proc) sim.Action {
+	i := m.client(p.ID)
+	if m.receivers() == 0 {
+		if !m.cfg.Fixed {
+			// startVStream (v13): mm.streamMu.Lock(); defer Unlock
+			p.PC = cSubStart
+			return sim.Lock(m.stream, "startVStream: streamMu.Lock()")
+		}
+		// startVStream (v14): no lock; mu protects streamCancel.
+		m.startVStream()
+		return m.subscribeAppend(w, p, i, "Subscribe: startVStream(); receivers = append(..); ")
+	}
+	return m.subscribeAppend(w, p, i, "Subscribe: receivers = append(..); ")
 }
 
 func describeSubCheck(m *Manager, _ *sim.World, _ *sim.Proc, who string) string {

@@ -45,7 +45,10 @@
 //   - runSend starts a goroutine per batch upstream; here each receiver has
 //     one send thread that waits for its batch on a condition variable
 //     bound to mu, so an idle sender takes mu once more than upstream.
-//   - Not modelled: the field-info Send under mu in Subscribe, runSend's
+//   - Subscribe's receiver.Send(fieldResult) runs under mu upstream; it
+//     is a step only when fieldSendCost is set (a slow client then holds
+//     mu for that long, in both versions).
+//   - Not modelled: runSend's
 //     pollerTicks.Trigger, purge, postpone back-off (a client acks what it
 //     receives; rows of a cancelled receiver go back to the table). Rows
 //     are counts, the poller's snapshot is taken when it adds them, and

@@ -51,6 +51,9 @@ type Config struct {
 	SendCost        sim.Time // receiver.Send plus the postpone update
 	CloseAt         sim.Time // when Close (the tablet transition) starts
 	CloseDeadline   sim.Time // close-completes: how long Close may take
+	// FieldSendCost is how long Subscribe's receiver.Send(fieldResult)
+	// takes; it runs under mu (0: not modelled, no step).
+	FieldSendCost   sim.Time
 	DeliverDeadline sim.Time // delivery-progress: longest wait for a delivery
 }
 
@@ -59,7 +62,8 @@ type Config struct {
 const (
 	// client: Subscribe and unsubscribe.
 	cSubLock     = iota // Subscribe: mu.Lock()
-	cSubCheck           // Subscribe: isOpen?, first receiver → startVStream
+	cSubCheck           // Subscribe: isOpen? (then the field info, when modelled)
+	cSubFields          // Subscribe: receiver.Send(fieldResult) returned; first receiver → startVStream
 	cSubStart           // startVStream (buggy): streamCancel set, streamMu.Unlock()
 	cSubAppend          // Subscribe: append receiver, rescanReceivers
 	cSubUnlock          // Subscribe: mu.Unlock() (after a Broadcast)

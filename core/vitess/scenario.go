@@ -38,6 +38,7 @@ func configFrom(variant string, v scenario.Values) Config {
 		SendCost:        v.Duration("sendCost"),
 		CloseAt:         v.Duration("closeAt"),
 		CloseDeadline:   v.Duration("closeDeadline"),
+		FieldSendCost:   v.Duration("fieldSendCost"),
 	}
 	if c.Fixed {
 		c.ReadPendingCost = v.Duration("readPendingCostFixed")
@@ -109,6 +110,7 @@ func params() []scenario.Param {
 		scenario.DurationParam("sendCost", 2, 0, 10_000, "receiver.Send plus the postpone update of one batch"),
 		scenario.DurationParam("closeAt", 10_000, 0, 3_600_000, "when Close starts (the tablet transition of PlannedReparentShard)"),
 		scenario.DurationParam("closeDeadline", 5000, 1, 600_000, "close-completes: how long Close may take"),
+		scenario.DurationParam("fieldSendCost", 0, 0, 600_000, "Subscribe's receiver.Send(fieldResult), which runs under mu: a slow client holds mu this long (0: not modelled)"),
 		scenario.BoolParam("timed", true, "timed: steps take modelled time; untimed: every step costs zero and every interleaving is a scheduling choice (uses iterations)"),
 		scenario.BoolParam("delivery", true, "model runSend and the send goroutines (they add no lock-order edge; lock-level leaves them out)"),
 	}

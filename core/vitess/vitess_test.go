@@ -285,3 +285,22 @@ func TestPollerRearmsAfterReturning(t *testing.T) {
 		t.Fatalf("only %d ticks after a return", ticks)
 	}
 }
+
+// TestFieldInfoSentUnderMu: Subscribe sends the field info to the client
+// while it holds mu (a #9936 detail): a client slow to take it stalls
+// everything that needs mu, even in v14. Close, starting while the first
+// Subscribe is in that Send, waits for mu and misses its deadline; with
+// the Send not modelled it returns at once.
+func TestFieldInfoSentUnderMu(t *testing.T) {
+	for _, cost := range []float64{0, 3000} {
+		run, err := reg.Execute(scenario.RunSpec{Scenario: vitess.ID, Preset: vitess.PresetUnsubscribeVsPoller, Variant: "fixed", Seed: 1,
+			Params: map[string]any{"fieldSendCost": cost, "thinkTime": 100.0, "closeAt": 100.0, "closeDeadline": 1000.0}}, scenario.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		late := run.World.Violated(vitess.CloseCompletes)
+		if late != (cost > 0) {
+			t.Errorf("fieldSendCost %v ms: close-completes violated %v, want %v (%v)", cost, late, cost > 0, run.World.Violations())
+		}
+	}
+}
