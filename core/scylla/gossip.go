@@ -36,7 +36,7 @@ func (m *Model) brokerTick(w *sim.World, n int) sim.Action {
 	changed := !m.hasPublished[n] || b != m.published[n]
 	if !changed {
 		for c := 0; c < m.cfg.nodes; c++ {
-			if i := c*m.cfg.nodes + n; c != n && m.beliefVia[i] == viaResponse && m.belief[i] != b {
+			if i := m.bi(c, 0, n); c != n && m.beliefVia[i] == viaResponse && m.belief[i] != b {
 				m.gossipWindow = nodeName(n) + "'s broker reads " + relText(m.rel(b)) + ", the value it last published, while " +
 					nodeName(c) + " believes " + relText(m.rel(m.belief[i])) + " from a response"
 				break
@@ -101,22 +101,33 @@ func (m *Model) onGossip(w *sim.World, c, r int, b int64, ts sim.Time) sim.Actio
 	if ok {
 		return sim.Local(nodeName(r)+"'s backlog := "+relText(m.rel(b))+" (gossip)", 0)
 	}
-	i := c*m.cfg.nodes + r
+	i := m.bi(c, 0, r)
 	return sim.Local("ignore gossip of "+nodeName(r)+" (ts "+secText(ts)+" not newer than "+secText(m.beliefAt[i])+")", 0)
 }
 
 // applyGossip stores a gossiped backlog: an unknown replica is inserted
 // (try_emplace), a known one is overwritten only if the stored timestamp is
-// older. Gossip after #19268 updates every shard's map, which the per-node
-// map here stands for.
+// older. on_change runs on shard 0; since #19268 it updates every shard's
+// map (gossipAllShards), before it only shard 0's. Without perShardMaps
+// the one per-node map stands for all of them.
 func (m *Model) applyGossip(w *sim.World, c, r int, b int64, ts sim.Time) bool {
-	i := c*m.cfg.nodes + r
-	if m.beliefKnown[i] && m.beliefAt[i] >= ts {
-		return false
+	shards := m.maps()
+	if !m.cfg.gossipAllShards {
+		shards = 1
 	}
-	m.belief[i], m.beliefAt[i], m.beliefKnown[i], m.beliefVia[i] = b, ts, true, viaGossip
-	w.Sample(m.sBelief[i], m.rel(b))
-	return true
+	ok := false
+	for s := 0; s < shards; s++ {
+		i := m.bi(c, s, r)
+		if m.beliefKnown[i] && m.beliefAt[i] >= ts {
+			continue
+		}
+		m.belief[i], m.beliefAt[i], m.beliefKnown[i], m.beliefVia[i] = b, ts, true, viaGossip
+		if s == 0 {
+			w.Sample(m.sBelief[c*m.cfg.nodes+r], m.rel(b))
+		}
+		ok = true
+	}
+	return ok
 }
 
 // sampleNode samples node n's series once per broker period, so that

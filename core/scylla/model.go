@@ -66,6 +66,8 @@ type config struct {
 	admission          bool
 	admissionThreshold float64
 	shardAware         bool
+	perShardMaps       bool
+	gossipAllShards    bool
 	hotShardShare      float64
 	hotShard           int
 	keyCount           int
@@ -103,7 +105,8 @@ type Model struct {
 	hasPublished []bool
 
 	// Level 3: each coordinator's view of each replica
-	// (storage_proxy::_view_update_backlogs), index c*nodes+r.
+	// (storage_proxy::_view_update_backlogs), index bi(c, s, r): one map
+	// per node, or one per coordinator shard with perShardMaps.
 	belief      []int64
 	beliefAt    []sim.Time
 	beliefKnown []bool
@@ -225,10 +228,11 @@ func (m *Model) Init(w *sim.World) {
 	m.published = make([]int64, N)
 	m.publishedAt = make([]sim.Time, N)
 	m.hasPublished = make([]bool, N)
-	m.belief = make([]int64, N*N)
-	m.beliefAt = make([]sim.Time, N*N)
-	m.beliefKnown = make([]bool, N*N)
-	m.beliefVia = make([]uint8, N*N)
+	B := N * m.maps() * N
+	m.belief = make([]int64, B)
+	m.beliefAt = make([]sim.Time, B)
+	m.beliefKnown = make([]bool, B)
+	m.beliefVia = make([]uint8, B)
 	m.lastDelay = make([]sim.Time, N)
 	m.lastTrueDelay = make([]sim.Time, N)
 

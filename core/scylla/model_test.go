@@ -295,3 +295,21 @@ func TestNeedPublishingOnlyWhenFlagged(t *testing.T) {
 		}
 	}
 }
+
+// TestPerShardMapsNeedGossipOnEveryShard: with one backlog map per
+// coordinator shard (upstream's sharded storage_proxy), a response updates
+// the map of the shard it lands on, and gossip's on_change runs on shard
+// 0. Before #19268 it updated shard 0's map alone, so the other shards
+// keep what responses told them and even the fixed variant never
+// converges; updating every shard's map (#19268) fixes it.
+func TestPerShardMapsNeedGossipOnEveryShard(t *testing.T) {
+	reg := scenario.NewRegistry(Scenario())
+	for _, preset := range []string{"wrong-shard-remote", "steady-hot-shard"} {
+		spec := scenario.RunSpec{Scenario: ID, Preset: preset, Variant: "fixed", Params: map[string]any{"perShardMaps": true, "gossipAllShards": false}}
+		if k := modeltest.Sweep(t, reg, spec, modeltest.Seeds(1, 10)).Count(PropConverges); k < 9 {
+			t.Errorf("%s/fixed, per-shard maps, gossip on shard 0 only: %s violated on %d of 10 seeds, want nearly all", preset, PropConverges, k)
+		}
+		spec.Params = map[string]any{"perShardMaps": true, "gossipAllShards": true}
+		modeltest.Sweep(t, reg, spec, modeltest.Seeds(1, 10)).Never(t)
+	}
+}

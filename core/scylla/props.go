@@ -32,7 +32,7 @@ var properties = sim.Props[*Model]{
 		"whenever a replica's true backlog (max over its shards) stays stable for longer than gossipInterval + gossipDelayMax + refreshInterval + 250 ms, every coordinator believes it",
 		(*Model).deadline,
 		func(_ *sim.World, m *Model) (bool, sim.Time) {
-			c, r := m.staleBelief()
+			c, _, r := m.staleBelief()
 			if c < 0 {
 				return false, 0
 			}
@@ -62,32 +62,40 @@ var properties = sim.Props[*Model]{
 // response can come from another shard.
 func (m *Model) Properties() []sim.Property { return properties.Of(m) }
 
-// staleBelief finds the coordinator/replica pair whose belief differs
-// from the truth for the longest time (the replica whose truth is stable
-// the longest); c is -1 when every belief is right.
-func (m *Model) staleBelief() (c, r int) {
+// staleBelief finds the coordinator (shard)/replica pair whose belief
+// differs from the truth for the longest time (the replica whose truth is
+// stable the longest); c is -1 when every belief is right. With
+// perShardMaps every shard's map must be right.
+func (m *Model) staleBelief() (c, s, r int) {
 	N := m.cfg.nodes
-	c, r = -1, -1
+	c, s, r = -1, 0, -1
 	for rr := 0; rr < N; rr++ {
 		if r >= 0 && m.trueSince[rr] >= m.trueSince[r] {
 			continue
 		}
+	scan:
 		for cc := 0; cc < N; cc++ {
-			if d := m.believed(cc, rr) - m.truth[rr]; d > 1 || d < -1 {
-				c, r = cc, rr
-				break
+			for ss := 0; ss < m.maps(); ss++ {
+				if d := m.believedOn(cc, ss, rr) - m.truth[rr]; d > 1 || d < -1 {
+					c, s, r = cc, ss, rr
+					break scan
+				}
 			}
 		}
 	}
-	return c, r
+	return c, s, r
 }
 
 func (m *Model) explainStale() string {
-	c, r := m.staleBelief()
+	c, s, r := m.staleBelief()
 	if c < 0 {
 		return "every coordinator believes every replica's true backlog"
 	}
-	i := c*m.cfg.nodes + r
+	i := m.bi(c, s, r)
+	who := nodeName(c)
+	if m.maps() > 1 {
+		who = shardName(c, s)
+	}
 	how := "never heard of it"
 	switch m.beliefVia[i] {
 	case viaResponse:
@@ -95,7 +103,7 @@ func (m *Model) explainStale() string {
 	case viaGossip:
 		how = "from gossip stamped " + secText(m.beliefAt[i])
 	}
-	return "coordinator " + nodeName(c) + " still believes " + nodeName(r) + "'s backlog is " + relText(m.rel(m.believed(c, r))) +
+	return "coordinator " + who + " still believes " + nodeName(r) + "'s backlog is " + relText(m.rel(m.believedOn(c, s, r))) +
 		" (" + how + "); " + nodeName(r) + "'s true backlog has been " + relText(m.rel(m.truth[r])) +
 		" for " + sim.FormatSeconds(m.now-m.trueSince[r], 1)
 }

@@ -15,10 +15,12 @@
 // reject them (admission control).
 //
 // Simplifications, each noted where it is modelled: the coordinator map
-// is per node (upstream one per shard; gossip updates all of them since
-// #19268); relative_size is current/max (newer upstream divides by 0.8);
-// no_backlog is {0, maxMem}; the consistency level is QUORUM of RF; the
-// view update of a write is as large as the write and always remote.
+// is per node unless perShardMaps (upstream one per shard; gossip updates
+// all of them since #19268, gossipAllShards); the delay's relative size
+// is current/max (newer upstream divides by 0.8, as admission control
+// here does); no_backlog is {0, maxMem}; the consistency level is QUORUM
+// of RF; the view update of a write is as large as the write and always
+// remote.
 //
 // Like all of core, it performs no I/O and reads no clock.
 package scylla
@@ -64,6 +66,7 @@ const (
 	pHotShare, pHotShard          = "hotShardShare", "hotShard"
 	pKeyCount, pWriteTarget       = "keyCount", "writeTarget"
 	pShardAware                   = "shardAware"
+	pPerShardMaps, pGossipAll     = "perShardMaps", "gossipAllShards"
 )
 
 func params() []scenario.Param {
@@ -88,6 +91,8 @@ func params() []scenario.Param {
 		scenario.DurationParam(pWriteTimeout, 2000, 1, 60_000, "write timeout; the flow-control delay never exceeds what is left of it"),
 		scenario.BoolParam(pAdmission, false, "reject a write unless every target's believed backlog has relative_size below 1 (should_reject_due_to_view_backlog); a rejected write gets no response"),
 		scenario.FloatParam(pAdmissionThresh, 0.8, 0.01, 1, "relative", "admission_control_threshold: relative_size is current / max / this"),
+		scenario.BoolParam(pPerShardMaps, false, "each coordinator shard keeps its own map of replica backlogs, as upstream's sharded storage_proxy does (off: one map per node)"),
+		scenario.BoolParam(pGossipAll, true, "with perShardMaps: gossip updates every shard's map (#19268); off: only shard 0's, as before it"),
 		scenario.BoolParam(pShardAware, false, "a shard-aware driver: every write goes to the shard that owns its token, so replicas handle and apply it on the same shard and the wrong-shard bug cannot show"),
 		scenario.FloatParam(pHotShare, 0, 0, 1, "", "share of writes whose key lives on hotShard"),
 		scenario.IntParam(pHotShard, 1, 0, 63, "", "the hot shard (below shards)"),
@@ -177,6 +182,7 @@ func build(variant string, v scenario.Values) (sim.Model, error) {
 		viewWriteLatency: v.Duration(pViewLatency), neverFinish: v.Bool(pNeverFinish),
 		delayLimit: v.Duration(pDelayLimit), writeTimeout: v.Duration(pWriteTimeout),
 		admission: v.Bool(pAdmission), admissionThreshold: v.Float(pAdmissionThresh), shardAware: v.Bool(pShardAware),
+		perShardMaps: v.Bool(pPerShardMaps), gossipAllShards: v.Bool(pGossipAll),
 		hotShardShare: v.Float(pHotShare), hotShard: v.Int(pHotShard),
 		keyCount: v.Int(pKeyCount), target: v.String(pWriteTarget),
 	}

@@ -73,7 +73,7 @@ func refreshText(t sim.Time) string {
 }
 
 func (m *Model) beliefText(c, r int) string {
-	i := c*m.cfg.nodes + r
+	i := m.bi(c, 0, r)
 	switch m.beliefVia[i] {
 	case viaResponse:
 		return relText(m.rel(m.belief[i])) + " (response, " + secText(m.beliefAt[i]) + ")"

@@ -45,7 +45,7 @@ func (m *Model) Handle(w *sim.World, p *sim.Proc, ev *sim.Event) sim.Action {
 	case applied:
 		return m.handleApplied(w, n, s, msg)
 	case mutationDone:
-		return m.gotResponse(w, n, msg)
+		return m.gotResponse(w, n, s, msg)
 	case gossipMsg:
 		return m.onGossip(w, n, msg.From, msg.Current, msg.TS)
 	}
@@ -151,7 +151,7 @@ func (m *Model) coordinate(w *sim.World, n, s int, x writeInfo) sim.Action {
 			w.Send(m.shardProc[m.idx(n, s)], m.shardProc[m.idx(r, s)], mutation{W: x})
 		case x.Applying == s:
 			ok := m.apply(w, n, s, x)
-			m.gotBacklog(w, n, n, m.responseBacklog(n, s, x))
+			m.gotBacklog(w, n, s, n, m.responseBacklog(n, s, x))
 			m.countResponse(w, n, x.ID, ok)
 			if label != "" {
 				label += " (applied here)"
@@ -178,7 +178,7 @@ func (m *Model) shouldRejectDueToViewBacklog(n int, x writeInfo) (worst int, siz
 	worst = -1
 	for i := 0; i < c.rf; i++ {
 		r := m.replica(x, i)
-		if v := m.believed(n, r); worst < 0 || v > b {
+		if v := m.believedOn(n, x.CShard, r); worst < 0 || v > b {
 			worst, b = r, v
 		}
 	}
@@ -224,7 +224,7 @@ func (m *Model) handleApply(w *sim.World, n, s int, a applyReq) sim.Action {
 func (m *Model) handleApplied(w *sim.World, n, s int, a applied) sim.Action {
 	if a.Local {
 		v := m.responseBacklog(n, s, a.W)
-		m.gotBacklog(w, n, n, v)
+		m.gotBacklog(w, n, s, n, v)
 		m.countResponse(w, n, a.W.ID, a.OK)
 		if untraced(w) {
 			return silent
@@ -311,31 +311,51 @@ func (m *Model) responseBacklog(n, s int, x writeInfo) int64 {
 	return v
 }
 
-// believed is get_backlog_of(ep): the coordinator's stored backlog of a
-// replica, no_backlog when unknown.
-func (m *Model) believed(c, r int) int64 {
-	i := c*m.cfg.nodes + r
+// maps is the number of backlog maps a coordinator node keeps: one, or
+// one per shard (storage_proxy is sharded upstream: perShardMaps).
+func (m *Model) maps() int {
+	if m.cfg.perShardMaps {
+		return m.cfg.shards
+	}
+	return 1
+}
+
+// bi indexes the map of coordinator c's shard s for replica r.
+func (m *Model) bi(c, s, r int) int {
+	return (c*m.maps()+s%m.maps())*m.cfg.nodes + r
+}
+
+// believed is get_backlog_of(ep) on coordinator c's shard 0 (its only map
+// unless perShardMaps): the stored backlog of a replica, no_backlog when
+// unknown.
+func (m *Model) believed(c, r int) int64 { return m.believedOn(c, 0, r) }
+
+// believedOn is get_backlog_of(ep) on coordinator c's shard s.
+func (m *Model) believedOn(c, s, r int) int64 {
+	i := m.bi(c, s, r)
 	if !m.beliefKnown[i] {
 		return 0
 	}
 	return m.belief[i]
 }
 
-// gotBacklog is maybe_update_view_backlog_of(replica, backlog): the
-// response path overwrites unconditionally, stamped with the coordinator's
-// clock.
-func (m *Model) gotBacklog(w *sim.World, c, r int, v int64) {
-	i := c*m.cfg.nodes + r
+// gotBacklog is maybe_update_view_backlog_of(replica, backlog) on
+// coordinator c's shard s: the response path overwrites unconditionally,
+// stamped with the coordinator's clock.
+func (m *Model) gotBacklog(w *sim.World, c, s, r int, v int64) {
+	i := m.bi(c, s, r)
 	m.belief[i], m.beliefAt[i], m.beliefKnown[i], m.beliefVia[i] = v, m.now, true, viaResponse
-	w.Sample(m.sBelief[i], m.rel(v))
+	if s%m.maps() == 0 {
+		w.Sample(m.sBelief[c*m.cfg.nodes+r], m.rel(v))
+	}
 }
 
 // gotResponse is storage_proxy::got_response / got_failure_response on
 // the coordinator shard. The handler's completion (and so the flow-control
 // delay) runs as a continuation after got_response returns, so it already
 // sees the backlog this response carried.
-func (m *Model) gotResponse(w *sim.World, c int, d mutationDone) sim.Action {
-	m.gotBacklog(w, c, d.Replica, d.Backlog)
+func (m *Model) gotResponse(w *sim.World, c, cs int, d mutationDone) sim.Action {
+	m.gotBacklog(w, c, cs, d.Replica, d.Backlog)
 	m.countResponse(w, c, d.ID, d.OK)
 	if untraced(w) {
 		return silent
@@ -396,7 +416,7 @@ func (m *Model) throttle(w *sim.World, c int, x *coordWrite) sim.Time {
 	var believed, truth int64
 	for i := 0; i < m.cfg.rf; i++ {
 		r := m.replica(x.w, i)
-		believed = max(believed, m.believed(c, r))
+		believed = max(believed, m.believedOn(c, x.w.CShard, r))
 		truth = max(truth, m.truth[r])
 	}
 	budget := max(0, m.cfg.writeTimeout-(m.now-x.start))
