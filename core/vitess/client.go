@@ -5,7 +5,13 @@ import "github.com/racetrack-sim/racetrack/core/sim"
 // client is a client's goroutine: Subscribe, then unsubscribe, Cycles
 // times. The program counters are declared in model.go.
 var client = sim.Program[*Manager]{
-	cSubLock: {In: "Subscribe", Says: "takes mu", Do: func(m *Manager, w *sim.World, p *sim.Proc) sim.Action {
+	cSubLock: {In: "Subscribe", Describe: describeSubLock, Do: func(m *Manager, w *sim.World, p *sim.Proc) sim.Action {
+		if i := m.client(p.ID); m.cfg.EngineMutex && !m.inEngine[i] {
+			// Engine.Subscribe: me.mu.Lock(); defer me.mu.Unlock(), then
+			// the manager's Subscribe (this step again).
+			m.inEngine[i] = true
+			return sim.Lock(m.engine, "Engine.Subscribe: engine.mu.Lock()")
+		}
 		// Subscribe: mm.mu.Lock(); defer mm.mu.Unlock()
 		p.PC = cSubCheck
 		return sim.Lock(m.mu, "Subscribe: mu.Lock()")
@@ -13,6 +19,9 @@ var client = sim.Program[*Manager]{
 	cSubCheck: {In: "Subscribe", Describe: describeSubCheck, Do: func(m *Manager, w *sim.World, p *sim.Proc) sim.Action {
 		if !m.isOpen {
 			p.PC = cExit
+			if m.cfg.EngineMutex {
+				p.PC = cEngineUnlock
+			}
 			return sim.Unlock(m.mu, "Subscribe: !isOpen, return; mu.Unlock()")
 		}
 		if m.cfg.FieldSendCost > 0 {
@@ -35,8 +44,17 @@ var client = sim.Program[*Manager]{
 		return m.subscribeAppend(w, p, m.client(p.ID), "Subscribe: receivers = append(..); ")
 	}},
 	cSubUnlock: {In: "Subscribe", Says: "releases mu", Do: func(m *Manager, w *sim.World, p *sim.Proc) sim.Action {
+		return m.subscribeReturn(w, p, "Subscribe: mu.Unlock()")
+	}},
+	cEngineUnlock: {In: "Engine.Subscribe", Says: "returns from Engine.Subscribe and releases engine.mu", Do: func(m *Manager, w *sim.World, p *sim.Proc) sim.Action {
+		i := m.client(p.ID)
+		m.inEngine[i] = false
+		if !m.subscribed[i] { // the manager was closed
+			p.PC = cExit
+			return sim.Unlock(m.engine, "Engine.Subscribe returns: engine.mu.Unlock()")
+		}
 		p.PC = cUnsubLock
-		return unlockAfter(m.mu, "Subscribe: mu.Unlock()", m.think(w))
+		return unlockAfter(m.engine, "Engine.Subscribe returns: engine.mu.Unlock()", m.think(w))
 	}},
 	cUnsubLock: {In: "unsubscribe", Says: "takes mu", Do: func(m *Manager, w *sim.World, p *sim.Proc) sim.Action {
 		// unsubscribe: mm.mu.Lock(); defer mm.mu.Unlock()
@@ -123,8 +141,26 @@ func (m *Manager) subscribeAppend(w *sim.World, p *sim.Proc, i int, label string
 		p.PC = cSubUnlock
 		return sim.Broadcast(m.cond, label+"rescanReceivers: cond.Broadcast()")
 	}
+	return m.subscribeReturn(w, p, label+"mu.Unlock()")
+}
+
+// subscribeReturn ends the manager's Subscribe: mu is released and the
+// client stays subscribed for a while, or, with the engine's mutex, first
+// returns from Engine.Subscribe.
+func (m *Manager) subscribeReturn(w *sim.World, p *sim.Proc, label string) sim.Action {
+	if m.cfg.EngineMutex {
+		p.PC = cEngineUnlock
+		return sim.Unlock(m.mu, label)
+	}
 	p.PC = cUnsubLock
-	return unlockAfter(m.mu, label+"mu.Unlock()", m.think(w))
+	return unlockAfter(m.mu, label, m.think(w))
+}
+
+func describeSubLock(m *Manager, _ *sim.World, p *sim.Proc, who string) string {
+	if m.cfg.EngineMutex && !m.inEngine[m.client(p.ID)] {
+		return who + " takes engine.mu (Engine.Subscribe)"
+	}
+	return who + " takes mu"
 }
 
 // endCycle ends unsubscribe: mu is released and the client thinks, or

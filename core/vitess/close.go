@@ -7,8 +7,16 @@ import "github.com/racetrack-sim/racetrack/core/sim"
 // model.go.
 var closer = sim.Program[*Manager]{
 	kStop: {In: "Close", Says: "stops pollerTicks", Do: func(m *Manager, w *sim.World, p *sim.Proc) sim.Action {
-		m.closeStarted = true
-		m.closeStartAt = w.Now()
+		if !m.closeStarted {
+			m.closeStarted = true
+			m.closeStartAt = w.Now()
+		}
+		if e := len(m.clients); m.cfg.EngineMutex && !m.inEngine[e] {
+			// Engine.Close: me.mu.Lock(); defer me.mu.Unlock(), then the
+			// manager's Close (this step again).
+			m.inEngine[e] = true
+			return sim.Lock(m.engine, "Engine.Close: engine.mu.Lock()")
+		}
 		p.PC = kStopped
 		return sim.Lock(m.ticks, "Close: pollerTicks.Stop()")
 	}},
@@ -51,6 +59,10 @@ var closer = sim.Program[*Manager]{
 		}
 		m.closeReturned = true
 		p.PC = kReturned
+		if m.cfg.EngineMutex {
+			m.inEngine[len(m.clients)] = false
+			return sim.Unlock(m.engine, "Engine.Close returns: engine.mu.Unlock()")
+		}
 		return sim.Exit("Close returned")
 	}},
 	kReturned: {In: "returned", Says: "has returned", Do: func(*Manager, *sim.World, *sim.Proc) sim.Action {

@@ -45,6 +45,10 @@
 //   - runSend starts a goroutine per batch upstream; here each receiver has
 //     one send thread that waits for its batch on a condition variable
 //     bound to mu, so an idle sender takes mu once more than upstream.
+//   - The messager Engine's own mutex (engine.mu: Engine.Subscribe holds
+//     it across the manager's Subscribe, Engine.Close across its Close) is
+//     a kernel mutex only when engineMutex is set; then a stuck Subscribe
+//     stops the tablet transition at Engine.Close, before the manager.
 //   - Subscribe's receiver.Send(fieldResult) runs under mu upstream; it
 //     is a step only when fieldSendCost is set (a slow client then holds
 //     mu for that long, in both versions).

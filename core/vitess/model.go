@@ -53,7 +53,11 @@ type Config struct {
 	CloseDeadline   sim.Time // close-completes: how long Close may take
 	// FieldSendCost is how long Subscribe's receiver.Send(fieldResult)
 	// takes; it runs under mu (0: not modelled, no step).
-	FieldSendCost   sim.Time
+	FieldSendCost sim.Time
+	// EngineMutex models the messager Engine's own mutex: Engine.Subscribe
+	// holds it across the manager's Subscribe, Engine.Close across the
+	// manager's Close (the tablet transition of PlannedReparentShard).
+	EngineMutex     bool
 	DeliverDeadline sim.Time // delivery-progress: longest wait for a delivery
 }
 
@@ -61,17 +65,18 @@ type Config struct {
 // thread blocked in a Lock has its PC already on the step after the lock.
 const (
 	// client: Subscribe and unsubscribe.
-	cSubLock     = iota // Subscribe: mu.Lock()
-	cSubCheck           // Subscribe: isOpen? (then the field info, when modelled)
-	cSubFields          // Subscribe: receiver.Send(fieldResult) returned; first receiver → startVStream
-	cSubStart           // startVStream (buggy): streamCancel set, streamMu.Unlock()
-	cSubAppend          // Subscribe: append receiver, rescanReceivers
-	cSubUnlock          // Subscribe: mu.Unlock() (after a Broadcast)
-	cUnsubLock          // unsubscribe: mu.Lock()
-	cUnsubRemove        // unsubscribe: remove receiver; last → stopVStream
-	cUnsubStop          // stopVStream (buggy): streamCancel(), streamMu.Unlock()
-	cUnsubClear         // unsubscribe: cache.Clear(), mu.Unlock()
-	cExit               // the client goes away
+	cSubLock      = iota // Subscribe: mu.Lock()
+	cSubCheck            // Subscribe: isOpen? (then the field info, when modelled)
+	cSubFields           // Subscribe: receiver.Send(fieldResult) returned; first receiver → startVStream
+	cSubStart            // startVStream (buggy): streamCancel set, streamMu.Unlock()
+	cSubAppend           // Subscribe: append receiver, rescanReceivers
+	cSubUnlock           // Subscribe: mu.Unlock() (after a Broadcast)
+	cEngineUnlock        // Engine.Subscribe returns: me.mu.Unlock() (engineMutex)
+	cUnsubLock           // unsubscribe: mu.Lock()
+	cUnsubRemove         // unsubscribe: remove receiver; last → stopVStream
+	cUnsubStop           // stopVStream (buggy): streamCancel(), streamMu.Unlock()
+	cUnsubClear          // unsubscribe: cache.Clear(), mu.Unlock()
+	cExit                // the client goes away
 )
 
 const (
@@ -145,14 +150,16 @@ type Manager struct {
 	cfg Config
 
 	mu, stream, ticks sim.MutexID
-	cond              sim.CondID
-	recvCond          []sim.CondID // one per client: its send goroutine waits here
-	clients, senders  []sim.ProcID
-	poller, vstream   sim.ProcID
-	runSend, closer   sim.ProcID
-	sMu, sStream      sim.SeriesID
-	sDelivered        sim.SeriesID
-	sBlocked          sim.SeriesID
+	// engine is the messager Engine's own mutex (engineMutex), or None.
+	engine           sim.MutexID
+	cond             sim.CondID
+	recvCond         []sim.CondID // one per client: its send goroutine waits here
+	clients, senders []sim.ProcID
+	poller, vstream  sim.ProcID
+	runSend, closer  sim.ProcID
+	sMu, sStream     sim.SeriesID
+	sDelivered       sim.SeriesID
+	sBlocked         sim.SeriesID
 
 	isOpen          bool
 	streaming       bool // streamCancel != nil: a vstream runs
@@ -189,6 +196,8 @@ type Manager struct {
 	// stale describes the step that requeued a stale row; "" after any
 	// other step.
 	stale string
+	// inEngine: client i (the last slot: Close) holds engine.mu.
+	inEngine []bool
 	// window describes the step that removed the last receiver while
 	// runPoller or the vstream callback held the stream lock; "" after
 	// any other step.
@@ -225,6 +234,10 @@ func (m *Manager) Init(w *sim.World) {
 	// pollerTicks stands for the timer's mutex and its unbuffered stop
 	// channel: Stop returns only once an in-flight runPoller has returned.
 	m.ticks = w.AddMutex(node, "pollerTicks")
+	m.engine = sim.None
+	if c.EngineMutex {
+		m.engine = w.AddMutex(node, "engine.mu")
+	}
 	m.cond = w.AddCond(m.mu, "cond")
 	// Clients do not come first: process 0 must not be one that a
 	// symmetry renames (the kernel's permuted hash renames the From field
@@ -259,6 +272,7 @@ func (m *Manager) Init(w *sim.World) {
 	m.sending = make([]int, c.Clients)
 	m.sendFailed = make([]bool, c.Clients)
 	m.cyclesDone = make([]int, c.Clients)
+	m.inEngine = make([]bool, c.Clients+1)
 	m.ticksLeft = boundOrUnbounded(c.Ticks)
 	m.eventsLeft = boundOrUnbounded(c.Events)
 	m.holder = [2]sim.ProcID{sim.None, sim.None}
@@ -324,6 +338,7 @@ func (m *Manager) Clone() sim.Model {
 	c.sending = append([]int(nil), m.sending...)
 	c.sendFailed = append([]bool(nil), m.sendFailed...)
 	c.cyclesDone = append([]int(nil), m.cyclesDone...)
+	c.inEngine = append([]bool(nil), m.inEngine...)
 	return &c
 }
 
@@ -364,6 +379,9 @@ func (m *Manager) HashPermuted(h *sim.Hasher, p *sim.Permutation) {
 		h.Int(m.sending[i])
 		h.Bool(m.sendFailed[i])
 		h.Int(m.cyclesDone[i])
+		if m.cfg.EngineMutex {
+			h.Bool(m.inEngine[i])
+		}
 	}
 	h.Int(m.ticksLeft)
 	h.Bool(m.pollerStopped)
@@ -373,6 +391,9 @@ func (m *Manager) HashPermuted(h *sim.Hasher, p *sim.Permutation) {
 	h.Bool(m.evCtxDone)
 	h.Bool(m.closeStarted)
 	h.Bool(m.closeReturned)
+	if m.cfg.EngineMutex {
+		h.Bool(m.inEngine[n]) // Close's slot
+	}
 	if m.cfg.UnlockedPoller {
 		h.Bool(m.polling)
 		h.Bool(m.readDirty)

@@ -39,6 +39,7 @@ func configFrom(variant string, v scenario.Values) Config {
 		CloseAt:         v.Duration("closeAt"),
 		CloseDeadline:   v.Duration("closeDeadline"),
 		FieldSendCost:   v.Duration("fieldSendCost"),
+		EngineMutex:     v.Bool("engineMutex"),
 	}
 	if c.Fixed {
 		c.ReadPendingCost = v.Duration("readPendingCostFixed")
@@ -110,6 +111,7 @@ func params() []scenario.Param {
 		scenario.DurationParam("sendCost", 2, 0, 10_000, "receiver.Send plus the postpone update of one batch"),
 		scenario.DurationParam("closeAt", 10_000, 0, 3_600_000, "when Close starts (the tablet transition of PlannedReparentShard)"),
 		scenario.DurationParam("closeDeadline", 5000, 1, 600_000, "close-completes: how long Close may take"),
+		scenario.BoolParam("engineMutex", false, "model the messager Engine's own mutex: Engine.Subscribe holds it across the manager's Subscribe, Engine.Close (the tablet transition) across the manager's Close"),
 		scenario.DurationParam("fieldSendCost", 0, 0, 600_000, "Subscribe's receiver.Send(fieldResult), which runs under mu: a slow client holds mu this long (0: not modelled)"),
 		scenario.BoolParam("timed", true, "timed: steps take modelled time; untimed: every step costs zero and every interleaving is a scheduling choice (uses iterations)"),
 		scenario.BoolParam("delivery", true, "model runSend and the send goroutines (they add no lock-order edge; lock-level leaves them out)"),

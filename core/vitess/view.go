@@ -63,7 +63,7 @@ const (
 func (m *Manager) actor(w *sim.World, p *sim.Proc) string {
 	if i := m.client(p.ID); i >= 0 {
 		switch {
-		case p.PC >= cSubLock && p.PC <= cSubUnlock:
+		case p.PC >= cSubLock && p.PC <= cEngineUnlock:
 			return "Subscribe(" + clientName(i) + ")"
 		case p.PC >= cUnsubLock && p.PC <= cUnsubClear:
 			return "unsubscribe(" + clientName(i) + ")"

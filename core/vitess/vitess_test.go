@@ -304,3 +304,35 @@ func TestFieldInfoSentUnderMu(t *testing.T) {
 		}
 	}
 }
+
+// TestEngineMutexHoldsCloseBack: the messager Engine holds its own mutex
+// across the manager's Subscribe and Close (both in the #9936 thread). A
+// Subscribe stalled under mu (a slow field-info Send) then stops the
+// tablet transition at Engine.Close's engine.mu, before it reaches the
+// manager; without the engine's mutex Close gets as far as mu.
+func TestEngineMutexHoldsCloseBack(t *testing.T) {
+	for _, engine := range []bool{false, true} {
+		run, err := reg.Execute(scenario.RunSpec{Scenario: vitess.ID, Preset: vitess.PresetUnsubscribeVsPoller, Variant: "fixed", Seed: 1,
+			Params: map[string]any{"engineMutex": engine, "fieldSendCost": 3000.0, "thinkTime": 100.0, "closeAt": 100.0, "closeDeadline": 1000.0}},
+			scenario.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var msg string
+		for _, v := range run.World.Violations() {
+			if v.Property == vitess.CloseCompletes {
+				msg = v.Message
+			}
+		}
+		want := "Close waits for mu"
+		if engine {
+			want = "Close waits for engine.mu"
+		}
+		if !strings.Contains(msg, want) {
+			t.Errorf("engineMutex=%v: close-completes says %q, want %q", engine, msg, want)
+		}
+		if !run.World.Violated(vitess.CloseCompletes) || run.World.Violated(sim.NoDeadlockName) {
+			t.Errorf("engineMutex=%v: violations %v", engine, run.World.Violations())
+		}
+	}
+}
