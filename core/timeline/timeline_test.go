@@ -600,3 +600,43 @@ func FuzzParseFilter(f *testing.F) {
 		}
 	})
 }
+
+// TestSometimesStatus: a Sometimes property reads "not reached" before the
+// step that first reaches it and "reached" (with that step) from there on,
+// and Compare reports it the same way.
+func TestSometimesStatus(t *testing.T) {
+	spec := scenario.RunSpec{Scenario: "bank-overdraft", Variant: "check-then-act", Seed: 1}
+	tl := record(t, spec, 4)
+	reached := tl.Final().Reached()
+	if len(reached) != 1 || reached[0].Property != "lock-contended" {
+		t.Fatalf("reached %v", reached)
+	}
+	at := reached[0].Step
+	status := func(i int) timeline.PropertyStatus {
+		sv, err := tl.StateAt(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range sv.Properties {
+			if p.Name == "lock-contended" {
+				return p
+			}
+		}
+		t.Fatal("no lock-contended in the property panel")
+		return timeline.PropertyStatus{}
+	}
+	if at > 0 {
+		if s := status(at - 1); s.Status != "not reached" {
+			t.Errorf("before step %d: %+v", at, s)
+		}
+	}
+	if s := status(at); s.Status != "reached" || s.Step != at || s.Kind != sim.KindSometimes {
+		t.Errorf("at step %d: %+v", at, s)
+	}
+	c := timeline.Compare(tl, tl)
+	for _, v := range c.Properties {
+		if v.Name == "lock-contended" && (v.A != "reached" || v.AStep != at) {
+			t.Errorf("compare: %+v", v)
+		}
+	}
+}
