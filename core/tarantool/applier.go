@@ -67,6 +67,7 @@ func (m *Model) handleApplier(w *sim.World, p *sim.Proc, ev *sim.Event, b, a int
 		if !m.current(ap, msg.Epoch) {
 			return "stale"
 		}
+		ap.RaftRows++
 		ap.LastRecv = w.Now()
 		// applier_handle_raft -> box_raft_process -> raft_process_msg.
 		m.processHeartbeat(w, b, id(a))

@@ -124,7 +124,17 @@ type Config struct {
 	LateSource         int
 	LateSubscribeAt    sim.Time
 	Duration           sim.Time
+	// Anonymous is the instance id of an anonymous replica
+	// (replication_anon), OldVersion that of a replica older than 2.6.0;
+	// 0 = none. Neither takes Raft messages: relay_subscribe_f skips
+	// relay_send_is_raft_enabled for an anonymous replica, and
+	// box_process_subscribe and relay_push_raft_msg send Raft only to
+	// replicas that are not anonymous and at least 2.6.0.
+	Anonymous, OldVersion int
 }
+
+// raftless reports whether instance b (an index) takes no Raft messages.
+func (c *Config) raftless(b int) bool { return b+1 == c.Anonymous || b+1 == c.OldVersion }
 
 // One hop over a cbus pipe between two threads of one instance takes from
 // cbusMin to cbusMax, in order: the receiving thread handles its endpoint
@@ -193,6 +203,14 @@ func (c *Config) validate() error {
 	}
 	if len(c.Modes) != c.Instances {
 		return errors.Join(ErrConfig, errors.New("one election mode per instance"))
+	}
+	for _, x := range []struct {
+		id   int
+		what string
+	}{{c.Anonymous, "anonymous"}, {c.OldVersion, "oldVersion"}} {
+		if x.id != 0 && (x.id > c.Instances || c.Modes[x.id-1] != ModeOff || c.Script != "none") {
+			return errors.Join(ErrConfig, errors.New(x.what+" must name an instance whose election_mode is off for the whole run (it takes no part in Raft; the gh-5445 script changes modes)"))
+		}
 	}
 	if c.ReplicationTimeout <= 0 || c.ElectionTimeout <= 0 {
 		return errors.Join(ErrConfig, errors.New("timeouts must be positive"))

@@ -17,7 +17,7 @@ func (m *Model) processSubscribe(w *sim.World, a, b int, msg subscribeMsg) strin
 	// the relay thread exists.
 	w.Send(m.tx[a], appl, subscribeReply{Epoch: msg.Epoch, OK: true})
 	did := "subscribe response"
-	if m.isEnabled(a) {
+	if m.isEnabled(a) && !m.cfg.raftless(b) {
 		req := m.checkpointRemote(a)
 		w.Send(m.tx[a], appl, raftRow{Epoch: msg.Epoch, Req: req, Subscribe: true})
 		did += ", raft " + req.String() + " straight to the socket"
@@ -31,7 +31,7 @@ func (m *Model) processSubscribe(w *sim.World, a, b int, msg subscribeMsg) strin
 // b. It reports whether the update will reach the relay (now or later).
 func (m *Model) pushRaft(w *sim.World, a, b int, req raftReq) bool {
 	r := m.relay(a, b)
-	if r.Follow && !r.IsRaftEnabled {
+	if r.Follow && !r.IsRaftEnabled && !m.cfg.raftless(b) {
 		r.Early++
 	}
 	switch m.cfg.Variant {
@@ -135,6 +135,11 @@ func (m *Model) handleRelay(w *sim.World, p *sim.Proc, ev *sim.Event, a, b int) 
 				return "stale timer"
 			}
 			r.Start = 0
+			if m.cfg.raftless(b) {
+				// relay_subscribe_f: no relay_send_is_raft_enabled for a
+				// replica that takes no Raft; straight to the WAL watcher.
+				return m.startStreaming(w, p, a, b)
+			}
 			// relay_subscribe_f: cbus_pair done, ask tx to enable Raft.
 			r.Phase = relayEnabling
 			w.Send(p.ID, m.tx[a], enableMsg{Epoch: r.Epoch, Value: true})
@@ -173,14 +178,8 @@ func (m *Model) handleRelay(w *sim.World, p *sim.Proc, ev *sim.Event, a, b int) 
 		if msg.Epoch != r.Epoch || r.Phase != relayEnabling {
 			return "stale"
 		}
-		// relay_set_is_raft_enabled: is_finished; now the gc trigger and
-		// the WAL watcher, the reader fiber and a first heartbeat.
-		r.Phase = relayStreaming
-		r.LastAck = w.Now()
-		w.Send(p.ID, m.applierProc(b, a), heartbeat{Epoch: r.Epoch})
-		r.Tick = w.SetTimer(p.ID, m.cfg.ReplicationTimeout, tagRelTick)
-		n := m.recoverRemainingWALs(w, a, b)
-		return "raft enabled; WAL watcher on, " + itoa(n) + " row(s) sent"
+		// relay_set_is_raft_enabled: is_finished.
+		return "raft enabled; " + m.startStreaming(w, p, a, b)
 	case raftPushMsg:
 		return m.raftMsgPush(w, a, b, msg)
 	case walEventMsg:
@@ -204,6 +203,18 @@ func (m *Model) handleRelay(w *sim.World, p *sim.Proc, ev *sim.Event, a, b int) 
 		return "replica closed the socket: relay exits"
 	}
 	return "unexpected message"
+}
+
+// startStreaming is the rest of relay_subscribe_f: the gc trigger and the
+// WAL watcher, the reader fiber and a first heartbeat.
+func (m *Model) startStreaming(w *sim.World, p *sim.Proc, a, b int) string {
+	r := m.relay(a, b)
+	r.Phase = relayStreaming
+	r.LastAck = w.Now()
+	w.Send(p.ID, m.applierProc(b, a), heartbeat{Epoch: r.Epoch})
+	r.Tick = w.SetTimer(p.ID, m.cfg.ReplicationTimeout, tagRelTick)
+	n := m.recoverRemainingWALs(w, a, b)
+	return "WAL watcher on, " + itoa(n) + " row(s) sent"
 }
 
 // raftMsgPush mirrors relay_raft_msg_push in the relay thread: send the

@@ -74,6 +74,8 @@ func Scenario() *scenario.Scenario {
 			scenario.IntParam("lateFollower", 0, 0, MaxInstances, "", "instance whose applier from lateSource subscribes late (0: none)"),
 			scenario.IntParam("lateSource", 1, 1, MaxInstances, "", "the master the late applier subscribes to"),
 			scenario.DurationParam("lateSubscribeAt", 500, 0, 60_000, "when the late applier subscribes"),
+			scenario.IntParam("anonymous", 0, 0, MaxInstances, "", "instance that replicates as an anonymous replica (replication_anon, election_mode off): no relay enables Raft for it, so it gets no Raft message (0: none)"),
+			scenario.IntParam("oldVersion", 0, 0, MaxInstances, "", "instance older than 2.6.0 (election_mode off): masters send it no Raft state on subscribe and no Raft broadcast (0: none)"),
 			scenario.DurationParam("duration", 3000, 100, 600_000, "length of the run the model plans for (writes stop at 70 %, faults at 50 %)"),
 		},
 		Properties: properties.Info(),
@@ -99,6 +101,7 @@ func newFromValues(variant string, v scenario.Values) (sim.Model, error) {
 		WALDelay: v.Duration("walDelay"), WriteRate: v.Float("writeRate"), Faults: v.Float("faults"),
 		Script: v.String("script"), LateFollower: v.Int("lateFollower"), LateSource: v.Int("lateSource"),
 		LateSubscribeAt: v.Duration("lateSubscribeAt"), Duration: v.Duration("duration"),
+		Anonymous: v.Int("anonymous"), OldVersion: v.Int("oldVersion"),
 	}
 	return New(cfg)
 }

@@ -129,6 +129,7 @@ type applier struct {
 	Since    sim.Time // subscribe sent (connecting) or answered (follow)
 	LastRecv sim.Time
 	Ignored  int // rows skipped by raft_is_source_allowed
+	RaftRows int // Raft messages received (not hashed: a count)
 	Tick     int64
 	Connect  int64
 }

@@ -174,3 +174,48 @@ func TestMergedRestartsFromTheReplicasVclock(t *testing.T) {
 		t.Errorf("resent rows: pending %d (want some), merged %d (want none)", resent["pending"], resent["merged"])
 	}
 }
+
+// TestRaftlessReplicasGetNoRaft: an anonymous replica (no relay enables
+// Raft for it) and a replica older than 2.6.0 (no Raft state on subscribe,
+// no broadcasts) receive no Raft message at all, yet apply the leader's
+// rows (their Raft is off: every source is allowed); the same instance,
+// not so marked, gets Raft messages from every leader.
+func TestRaftlessReplicasGetNoRaft(t *testing.T) {
+	reg := registry()
+	for _, param := range []string{"", "anonymous", "oldVersion"} {
+		params := map[string]any{"modes": []any{2.0, 2.0, 0.0}}
+		if param != "" {
+			params[param] = 3.0
+		}
+		raftRows := 0
+		for seed := uint64(1); seed <= 10; seed++ {
+			run, err := reg.Execute(scenario.RunSpec{Scenario: ScenarioID, Preset: "random-elections", Variant: "merged", Seed: seed, Params: params}, scenario.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(run.World.Violations()) != 0 {
+				t.Errorf("%q seed %d: %v", param, seed, run.World.Violations())
+			}
+			m := run.World.Model().(*Model)
+			for a := 0; a < 2; a++ {
+				raftRows += m.applier(2, a).RaftRows
+			}
+		}
+		if (raftRows == 0) != (param != "") {
+			t.Errorf("%q: i3 received %d Raft messages over 10 seeds", param, raftRows)
+		}
+	}
+}
+
+func TestRaftlessNeedsModeOff(t *testing.T) {
+	reg := registry()
+	for _, params := range []map[string]any{
+		{"modes": []any{2.0, 2.0, 1.0}, "anonymous": 3.0},
+		{"modes": []any{2.0, 2.0, 0.0}, "oldVersion": 4.0},
+		{"modes": []any{2.0, 2.0, 0.0}, "anonymous": 3.0, "script": "gh-5445"},
+	} {
+		if _, err := reg.Execute(scenario.RunSpec{Scenario: ScenarioID, Preset: "random-elections", Params: params}, scenario.Options{}); err == nil {
+			t.Errorf("%v: accepted", params)
+		}
+	}
+}
