@@ -26,15 +26,19 @@ type Options struct {
 	Picks int
 	// ReachRuns bounds the random runs that look for a preset's Reach.
 	ReachRuns int
+	// BudgetSteps caps the runs of CheckBudgets (0: each preset's whole
+	// default budget, as a server runs it).
+	BudgetSteps int
 }
 
 // DefaultOptions are the options Conform uses: two seeds, runs capped at
 // 3000 steps and 6 random steps each, up to 2000 runs to reach a preset's
-// Reach; under -short (the wasm pass) one seed, 600 steps, 3 random steps
+// Reach, every preset run with its whole default budget; under -short
+// (the wasm pass) one seed, 600 steps (budget runs too), 3 random steps
 // and the same 2000 runs (they stop at the first that reaches it).
 func DefaultOptions() Options {
 	if testing.Short() {
-		return Options{Seeds: []uint64{1}, MaxSteps: 600, Picks: 3, ReachRuns: 2000}
+		return Options{Seeds: []uint64{1}, MaxSteps: 600, Picks: 3, ReachRuns: 2000, BudgetSteps: 600}
 	}
 	return Options{Seeds: []uint64{1, 2}, MaxSteps: 3000, Picks: 6, ReachRuns: 2000}
 }
@@ -48,7 +52,7 @@ func Conform(t *testing.T, reg *scenario.Registry, opt Options) {
 			if err := CheckProperties(reg, sc); err != nil {
 				t.Error(err)
 			}
-			if err := CheckBudgets(reg, sc, opt.MaxSteps); err != nil {
+			if err := CheckBudgets(reg, sc, opt.BudgetSteps); err != nil {
 				t.Error(err)
 			}
 			for _, p := range sc.Presets {
