@@ -26,9 +26,11 @@ func (tl *Timeline) CausalSlice(i int) []int {
 
 // StuckSlice is CausalSlice(i) joined with the causal pasts of the steps
 // at which every process still waiting at step i (for a mutex, or on a
-// condition variable) began to wait. The vector clocks know nothing of a thread that blocks on a mutex
-// another holds, so the causal past of the block that closes a deadlock
-// holds only its own thread's steps; this slice holds the whole cycle.
+// condition variable) began to wait. The vector clocks know nothing of a
+// thread that blocks on a mutex another holds, so the causal past of the
+// block that closes a deadlock holds only its own thread's steps; this
+// slice holds the whole cycle (every WaitCycles edge's block and lock).
+// It is the slice the debugger dims the rest by.
 func (tl *Timeline) StuckSlice(i int) []int {
 	past := tl.CausalSlice(i)
 	if past == nil {

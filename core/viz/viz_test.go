@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"errors"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -514,6 +515,79 @@ func TestViolationLabelsDoNotOverlap(t *testing.T) {
 		}
 		if len(spans) != 2 {
 			t.Fatalf("width %v: %d violation labels, want 2", width, len(spans))
+		}
+	}
+}
+
+// TestDeadlockCycleArrows: at a deadlock the display list draws one arrow
+// per edge of the wait-for cycle, from the waiter's lane to the holder's
+// bar of that mutex, named after the mutex.
+func TestDeadlockCycleArrows(t *testing.T) {
+	for _, spec := range []scenario.RunSpec{
+		{Scenario: "vitess-messager", Preset: "unsubscribe-vs-poller", Variant: "buggy", Seed: 1},
+		{Scenario: "dining-philosophers", Preset: "lock-level", Variant: "buggy", Seed: 16},
+	} {
+		tl, err := timeline.Record(catalog.New(), spec, timeline.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := tl.Violations()[0]
+		edges := tl.WaitCycles(v.Step)
+		if len(edges) == 0 {
+			t.Fatalf("%s: no cycle at the violation, step %d", spec.Scenario, v.Step)
+		}
+		d, err := viz.Layout(tl, viz.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		laneOf := map[sim.ProcID]viz.LaneInfo{}
+		for _, l := range d.Lanes {
+			for _, p := range l.Procs {
+				laneOf[sim.ProcID(p)] = l
+			}
+		}
+		var arrows, labels []viz.Shape
+		for _, s := range d.Shapes {
+			if s.Step < 0 {
+				continue // the legend
+			}
+			switch s.Class {
+			case "cycle":
+				arrows = append(arrows, s)
+			case "cycle-label", "cycle-label-end":
+				labels = append(labels, s)
+			}
+		}
+		if len(arrows) != len(edges) || len(labels) != len(edges) {
+			t.Fatalf("%s: %d arrows and %d labels for a cycle of %d edges", spec.Scenario, len(arrows), len(labels), len(edges))
+		}
+		for _, e := range edges {
+			var a *viz.Shape
+			for k := range arrows {
+				if arrows[k].Step == e.Wait {
+					a = &arrows[k]
+				}
+			}
+			if a == nil {
+				t.Fatalf("%s: no arrow for the wait at step %d", spec.Scenario, e.Wait)
+			}
+			w, h := laneOf[e.Waiter], laneOf[e.Holder]
+			if a.Y < w.Y || a.Y > w.Y+w.H || a.Y2 < h.Y || a.Y2 > h.Y+h.H {
+				t.Errorf("%s: arrow %+v does not run from lane %s to lane %s", spec.Scenario, *a, w.Label, h.Label)
+			}
+			onBar := false
+			for _, s := range d.Shapes {
+				if s.Type == viz.Rect && s.Step == e.Hold && strings.HasPrefix(s.Class, "hold-") && a.X >= s.X && a.X <= s.X+s.W && (math.Abs(a.Y2-s.Y) < 1e-6 || math.Abs(a.Y2-s.Y-s.H) < 1e-6) {
+					onBar = true
+				}
+			}
+			if !onBar {
+				t.Errorf("%s: arrow %+v does not end on the hold bar of step %d", spec.Scenario, *a, e.Hold)
+			}
+			name := tl.Mutexes()[e.Mutex].Name
+			if !strings.Contains(a.Title, name) {
+				t.Errorf("%s: arrow title %q does not name %s", spec.Scenario, a.Title, name)
+			}
 		}
 	}
 }

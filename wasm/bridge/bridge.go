@@ -264,14 +264,16 @@ func forkSpec(tl *timeline.Timeline, choice, option int) scenario.RunSpec {
 	return spec
 }
 
-// Slice is the causal past of a step.
+// Slice is the causal past of a step, with the ways into every wait still
+// open after it (timeline.StuckSlice), so a deadlock's slice holds its
+// whole cycle.
 type Slice struct {
 	Step  int   `json:"step"`
 	Steps []int `json:"steps"`
 }
 
 func slice(tl *timeline.Timeline, step int) (Slice, error) {
-	s := tl.CausalSlice(step)
+	s := tl.StuckSlice(step)
 	if s == nil {
 		return Slice{}, fmt.Errorf("%w: step %d is outside [0, %d)", timeline.ErrStepRange, step, tl.Len())
 	}
