@@ -14,6 +14,7 @@ import (
 
 	"github.com/racetrack-sim/racetrack/core/catalog"
 	"github.com/racetrack-sim/racetrack/core/scenario"
+	"github.com/racetrack-sim/racetrack/core/timeline"
 )
 
 // TestDebuggerWasm clicks through the page served as plain static files:
@@ -50,6 +51,10 @@ func debuggerSuite(t *testing.T, p *page, base, engine string) {
 	}
 	p.wait("the first diagram", `__rt.firstDraw > 0 && __rt.loaded`, 30*time.Second)
 	reg := catalog.New()
+	t.Run("opens-on-bug", func(t *testing.T) { p.t = t; opensOnBug(t, p) })
+	t.Run("card-runs-preset", func(t *testing.T) { p.t = t; cardRunsPreset(t, p, reg) })
+	t.Run("deadlock-cycle", func(t *testing.T) { p.t = t; deadlockCycle(t, p, reg) })
+	p.t = t
 
 	for _, sc := range reg.List() {
 		t.Run(sc.ID, func(t *testing.T) {
@@ -92,6 +97,101 @@ func debuggerSuite(t *testing.T, p *page, base, engine string) {
 	if errs := eval[[]string](p, `__rt.errors`); len(errs) > 0 {
 		t.Errorf("page errors: %v", errs)
 	}
+}
+
+// opensOnBug checks the first screen: the Vitess deadlock at its
+// violation, with a violated property and a banner naming it.
+func opensOnBug(t *testing.T, p *page) {
+	ri := eval[runInfo](p, runInfoJS)
+	if sc := eval[string](p, `__rt.S.run.spec.scenario`); sc != "vitess-messager" || ri.Violations == 0 {
+		t.Fatalf("the page opens on %s with %d violations, want the Vitess deadlock", sc, ri.Violations)
+	}
+	if want := eval[int](p, `__rt.S.run.violations[0].step`); ri.Step != want {
+		t.Errorf("the page opens at step %d, want the violation's step %d", ri.Step, want)
+	}
+	if n := eval[int](p, `document.querySelectorAll("#props li.bad").length`); n == 0 {
+		t.Errorf("no violated property on the first screen")
+	}
+	banner := eval[string](p, `(() => { const b = document.querySelector("#verdict"); return b.hidden ? "" : b.textContent; })()`)
+	prop := eval[string](p, `__rt.S.run.violations[0].property`)
+	if !strings.Contains(banner, prop) || !strings.Contains(banner, fmt.Sprintf("step %d", ri.Step+1)) {
+		t.Errorf("banner %q does not name %s at step %d", banner, prop, ri.Step+1)
+	}
+	// The banner sits above the diagram, on one line.
+	above := eval[bool](p, `document.querySelector("#verdict").getBoundingClientRect().bottom <= document.querySelector("#diagramwrap").getBoundingClientRect().top`)
+	oneLine := eval[bool](p, `document.querySelector("#verdict").getBoundingClientRect().height < 30`)
+	if !above || !oneLine {
+		t.Errorf("banner above the diagram: %v, on one line: %v", above, oneLine)
+	}
+	t.Logf("first screen: %s", banner)
+}
+
+// cardRunsPreset clicks another bug's card: nothing of the old run stays
+// on screen, and the new bug's first preset runs on its own.
+func cardRunsPreset(t *testing.T, p *page, reg *scenario.Registry) {
+	sc, _ := reg.Lookup("dining-philosophers")
+	p.click(`#scenarios button[data-id="dining-philosophers"]`)
+	stale := eval[[]string](p, `[...document.querySelectorAll("#props li[data-property]")].map((li) => li.dataset.property)`)
+	own := map[string]bool{}
+	for _, pr := range sc.Properties {
+		own[pr.Name] = true
+	}
+	for _, name := range stale {
+		if !own[name] {
+			t.Errorf("after the card click the properties panel still shows %q", name)
+		}
+	}
+	if eval[bool](p, `__rt.S.run !== null && __rt.S.run.spec.scenario !== "dining-philosophers"`) {
+		t.Errorf("after the card click the old run is still loaded")
+	}
+	p.wait("the preset's run", `__rt.S.run && __rt.S.run.spec.scenario === "dining-philosophers" && __rt.loaded === __rt.S.run.id && __rt.S.state`, 60*time.Second)
+	if got := eval[string](p, `__rt.S.run.spec.preset`); got != sc.Presets[0].ID {
+		t.Errorf("the card ran preset %q, want the first, %q", got, sc.Presets[0].ID)
+	}
+	names := eval[[]string](p, `[...document.querySelectorAll("#props li[data-property]")].map((li) => li.dataset.property)`)
+	for _, name := range names {
+		if !own[name] {
+			t.Errorf("properties panel shows %q, not a property of dining-philosophers", name)
+		}
+	}
+	if st := eval[int](p, `__rt.S.state.step`); st >= eval[int](p, `__rt.S.total`) {
+		t.Errorf("state of step %d outside the new run", st)
+	}
+}
+
+// deadlockCycle loads the Vitess deadlock: the diagram (and its SVG
+// export) draws one arrow per edge of the wait-for cycle, and the slice of
+// the violation holds every member's block and lock.
+func deadlockCycle(t *testing.T, p *page, reg *scenario.Registry) {
+	spec := scenario.RunSpec{Scenario: "vitess-messager", Preset: "unsubscribe-vs-poller", Variant: "buggy", Seed: 1}
+	tl, err := timeline.Record(reg, spec, timeline.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := tl.Violations()[0]
+	edges := tl.WaitCycles(v.Step)
+	if len(edges) == 0 {
+		t.Fatalf("no wait-for cycle at step %d", v.Step)
+	}
+	loadSpec(p, spec)
+	arrows := eval[[]int](p, `__rt.diagram.p.list.shapes.filter((s) => s.c === "cycle" && s.s >= 0).map((s) => s.s)`)
+	if len(arrows) != len(edges) {
+		t.Errorf("the diagram draws %d cycle arrows (%v), want one per cycle edge (%d)", len(arrows), arrows, len(edges))
+	}
+	svg := eval[string](p, `__rt.S.engine.exportRun(__rt.S.run.id, "svg").then((f) => f.text)`)
+	if n := strings.Count(svg, `class="cycle"`); n != len(edges)+1 { // +1: the legend's line
+		t.Errorf("the SVG export draws %d cycle lines, want %d arrows and the legend's", n, len(edges))
+	}
+	p.click(`#props li.bad button`)
+	p.wait("the slice", `__rt.S.slice && __rt.S.state && __rt.S.state.step === __rt.S.slice.step`, 10*time.Second)
+	for _, e := range edges {
+		for _, s := range []int{e.Wait, e.Hold} {
+			if !eval[bool](p, fmt.Sprintf(`__rt.S.slice.set.has(%d)`, s)) {
+				t.Errorf("the slice of step %d lacks step %d (%s)", v.Step, s, tl.Trace().StepLabel(s))
+			}
+		}
+	}
+	p.do(chromedp.KeyEvent(kb.Escape))
 }
 
 // selectScenario picks a scenario in the catalog (also when the catalog

@@ -33,6 +33,10 @@ const PAUSE_ICON = '<svg viewBox="0 0 16 16" width="14" height="14" aria-hidden=
 // The diagram lays out at most this many steps at once.
 const DIAGRAM_WINDOW = 10000;
 
+// The page opens on this bug at its violation (the Vitess deadlock: the
+// first thing a visitor sees is a bug, drawn), else on the first one.
+const FIRST_SCENARIO = "vitess-messager";
+
 let diagram;
 let charts;
 
@@ -75,7 +79,8 @@ async function boot() {
     }
   }
   if (!restored) {
-    selectScenario(S.scenarios[0].id);
+    const first = S.scenarios.find((s) => s.id === FIRST_SCENARIO) || S.scenarios[0];
+    selectScenario(first.id);
     await runSpec(readSpec()).catch(() => {});
   }
   RT.ready = true;
@@ -93,15 +98,24 @@ function renderCatalog() {
   clear(
     $("#scenarios"),
     S.scenarios.map((s) =>
-      h("li", null, h("button", { type: "button", dataset: { id: s.id }, onclick: () => { selectScenario(s.id); $("#catalog").classList.remove("open"); } },
+      h("li", null, h("button", { type: "button", dataset: { id: s.id }, onclick: () => openScenario(s.id) },
         h("span.t", null, s.title), h("span.s", null, s.summary))),
     ),
   );
 }
 
+// openScenario is a card click: the bug's first preset runs at once, and
+// nothing of the previous scenario's run stays on screen meanwhile.
+function openScenario(id) {
+  $("#catalog").classList.remove("open");
+  selectScenario(id);
+  runSpec(readSpec()).catch(() => {});
+}
+
 function selectScenario(id, spec) {
   const sc = S.scenarios.find((s) => s.id === id);
   if (!sc) throw new Error(`unknown scenario ${id}`);
+  if (S.scenario !== sc) unloadRun();
   S.scenario = sc;
   for (const b of document.querySelectorAll("#scenarios button")) b.setAttribute("aria-current", String(b.dataset.id === id));
   const paras = (sc.story || "").split(/\n\s*\n/).map((p) => h("p", null, p.trim()));
@@ -209,13 +223,48 @@ function showError(err) {
 
 // ---------- runs ----------
 
+// unloadRun empties every view of the loaded run, so no panel shows a run
+// of another scenario than the form's.
+function unloadRun() {
+  stop();
+  S.run = null;
+  S.total = 0;
+  S.steps = [];
+  S.state = null;
+  S.slice = null;
+  S.compare = null;
+  RT.loaded = null;
+  diagram.setList(null);
+  charts.set(null);
+  clear($("#legend"));
+  clear($("#marks"));
+  $("#scrub").max = "0";
+  $("#pos").textContent = "—";
+  $("#runtitle").textContent = "";
+  $("#statestep").textContent = "";
+  $("#empty").hidden = false;
+  $("#empty").textContent = "Running…";
+  $("#comparepanel").hidden = true;
+  renderVerdict();
+  clear($("#props"), h("li.muted", null, "No run yet."));
+  clear($("#inspector"), h("p.muted", null, "No run yet."));
+  clear($("#whatif"), h("p.muted", null, "At a step where the schedule made a choice, the other options show here."));
+  clear($("#forks"));
+}
+
+// runGen numbers runSpec calls: a run that finishes after a newer one
+// started is dropped, so the last request wins.
+let runGen = 0;
+
 async function runSpec(spec, opts = {}) {
   clearErrors();
   stop();
+  const gen = ++runGen;
   $("#busy").hidden = false;
   $("#busy").textContent = "Running…";
   try {
     const summary = await S.engine.run(spec);
+    if (gen !== runGen) return summary;
     if (!opts.keepForks) {
       S.forks = { spec: summary.spec, summary, label: "original run", children: [] };
       S.forkCur = S.forks;
@@ -227,10 +276,10 @@ async function runSpec(spec, opts = {}) {
     await load(summary, opts);
     return summary;
   } catch (err) {
-    showError(err);
+    if (gen === runGen) showError(err);
     throw err;
   } finally {
-    $("#busy").hidden = true;
+    if (gen === runGen) $("#busy").hidden = true;
   }
 }
 
@@ -258,6 +307,7 @@ async function load(summary, opts = {}) {
     S.engine.charts(summary.id, $("#diagramwrap").clientWidth),
   ]);
   const t1 = performance.now();
+  if (S.run !== summary) return; // a newer run was loaded meanwhile
   S.steps = steps.steps || steps;
   const legend = diagram.setList(layout);
   // The canvas is as tall as the lanes need, up to the CSS maximum.
@@ -268,6 +318,7 @@ async function load(summary, opts = {}) {
   const t3 = performance.now();
   fetchRestOfSteps(summary.id);
   renderMarks();
+  renderVerdict();
   renderProps(null);
   renderForks();
   RT.phases = { fetch: t1 - t0, diagram: t2 - t1, charts: t3 - t2, panels: performance.now() - t3 };
@@ -324,6 +375,30 @@ function renderLegend(items) {
     if (st.fill && st.stroke && it.type !== "line") css.push(`--f:${st.fill}`);
     return h("span", { class: "sw-" + it.type, style: css.join(";") }, it.text);
   }));
+}
+
+// renderVerdict is the one line above the diagram that says what went
+// wrong in the run (or that every property held).
+function renderVerdict() {
+  const el = $("#verdict");
+  if (!S.run) {
+    el.hidden = true;
+    return;
+  }
+  const vs = S.run.violations;
+  el.hidden = false;
+  el.classList.toggle("bad", vs.length > 0);
+  if (!vs.length) {
+    const n = (S.scenario.properties || []).length;
+    clear(el, h("span.icon-ok", { "aria-hidden": "true" }, "✔ "), `${n === 1 ? "The property holds" : `All ${n} properties hold`} in this run (${fmtInt(S.total)} steps).`);
+    return;
+  }
+  const v = vs[0];
+  const more = new Set(vs.map((x) => x.property)).size - 1;
+  clear(el, h("span", { "aria-hidden": "true" }, "✖ "),
+    h("button.linkish", { type: "button", title: "Select this step and dim everything outside its causal past", onclick: () => showSlice(v.step) }, `${v.property} at step ${v.step + 1}`),
+    `: ${v.message}`, more > 0 ? ` (and ${more} more propert${more > 1 ? "ies" : "y"})` : "");
+  el.title = v.message;
 }
 
 function renderMarks() {
