@@ -87,6 +87,7 @@ func debuggerSuite(t *testing.T, p *page, base, engine string) {
 	t.Run("bad-parameter", func(t *testing.T) { p.t = t; badParameter(t, p) })
 	t.Run("what-if", func(t *testing.T) { p.t = t; whatIf(t, p) })
 	t.Run("export", func(t *testing.T) { p.t = t; exports(t, p) })
+	t.Run("long-run-navigation", func(t *testing.T) { p.t = t; longRunNavigation(t, p) })
 	if engine == "wasm" {
 		t.Run("long-run-window", func(t *testing.T) { p.t = t; longRunWindow(t, p) })
 	}

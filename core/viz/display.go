@@ -120,6 +120,24 @@ type Display struct {
 	Lanes  []LaneInfo `json:"lanes,omitempty"`
 	Styles []Style    `json:"styles"`
 	Shapes []Shape    `json:"shapes"`
+	// Aggregated says the list also holds aggregate marks (classes
+	// "agg-1".."agg-4", one per lane and AggCols column of the window,
+	// with the step count in the title) for a painter to show instead of
+	// the single steps (classes "ev-", "label", "msg", "hold-label") when
+	// it draws fewer than AggMinPx pixels per step. An SVG shows the steps.
+	Aggregated bool `json:"aggregated,omitempty"`
+	// Overview is the density of the whole run, for a navigation strip.
+	Overview *Overview `json:"overview,omitempty"`
+}
+
+// Overview is the whole run at a glance: Counts[lane][col] is how many
+// steps of the display's lane (in Lanes order) fall in column col, the
+// steps [col*Steps/Cols, (col+1)*Steps/Cols). Max is the largest count.
+type Overview struct {
+	Steps  int     `json:"steps"`
+	Cols   int     `json:"cols"`
+	Max    int     `json:"max"`
+	Counts [][]int `json:"counts"`
 }
 
 // Okabe-Ito: a palette distinguishable with every common colour-vision

@@ -156,7 +156,9 @@ func Layout(tl *timeline.Timeline, opt Options) (*Display, error) {
 	g.glyphs()
 	g.violations()
 	g.cycles()
+	g.aggregates()
 	g.legend()
+	g.d.Overview = g.overview()
 	return g.d, nil
 }
 
@@ -836,6 +838,76 @@ const cycleSep = 14
 // from the dashed waits and read at 6:1 on white.
 const cycleInk = "#a33a00"
 
+// Aggregation: a window of more than aggMinSteps steps also carries, per
+// lane, one mark for every AggCols-th of the plot's width that has steps.
+const (
+	AggCols     = 400
+	AggMinPx    = 2.0
+	aggMinSteps = 2 * AggCols
+	aggH        = 12
+	// OverviewCols is the resolution of Display.Overview.
+	OverviewCols = 600
+)
+
+// aggregates adds the merged marks of a dense window: the number of a
+// lane's steps in a column, in four shades.
+func (g *diagram) aggregates() {
+	if g.to-g.from < aggMinSteps {
+		return
+	}
+	w := (g.right - g.left) / AggCols
+	type cell struct{ n, first, last int }
+	cells := make([]cell, len(g.lanes)*AggCols)
+	most := 0
+	for i := g.from; i < g.to; i++ {
+		li := g.laneOf[g.tr.Step(i).Proc]
+		if li < 0 {
+			continue
+		}
+		col := min(AggCols-1, max(0, int((g.x(i)-g.left)/w)))
+		c := &cells[li*AggCols+col]
+		if c.n == 0 {
+			c.first = i
+		}
+		c.n++
+		c.last = i
+		most = max(most, c.n)
+	}
+	for li := range g.lanes {
+		y := g.lanes[li].cy - aggH/2
+		for col := 0; col < AggCols; col++ {
+			c := cells[li*AggCols+col]
+			if c.n == 0 {
+				continue
+			}
+			level := min(4, 1+(4*c.n-1)/most)
+			title := strconv.Itoa(c.n) + " steps of " + g.lanes[li].info.Label + ", steps " + strconv.Itoa(c.first+1) + "–" + strconv.Itoa(c.last+1)
+			g.add(Shape{Type: Rect, Class: "agg-" + strconv.Itoa(level), X: g.left + float64(col)*w, Y: y, W: w, H: aggH, Step: c.first, Dim: g.dim(c.first), Title: title})
+		}
+	}
+	g.d.Aggregated = true
+}
+
+// overview counts the whole run's steps per lane and column.
+func (g *diagram) overview() *Overview {
+	n := g.tl.Len()
+	cols := min(OverviewCols, n)
+	o := &Overview{Steps: n, Cols: cols, Counts: make([][]int, len(g.lanes))}
+	for li := range o.Counts {
+		o.Counts[li] = make([]int, cols)
+	}
+	for i := 0; i < n; i++ {
+		li := g.laneOf[g.tr.Step(i).Proc]
+		if li < 0 {
+			continue
+		}
+		col := i * cols / n
+		o.Counts[li][col]++
+		o.Max = max(o.Max, o.Counts[li][col])
+	}
+	return o
+}
+
 // legend explains glyphs and mutex colours below the axis.
 func (g *diagram) legend() {
 	y := g.bottom + axisHeight + 12
@@ -982,6 +1054,10 @@ func diagramStyles() []Style {
 		{Class: "violation-label-end", Fill: okVermilion, FontSize: 11, FontWeight: "bold", Anchor: "end"},
 		{Class: "violation-mark", Fill: okVermilion, Stroke: "#ffffff", StrokeWidth: 1},
 		{Class: "cycle", Stroke: cycleInk, StrokeWidth: 2},
+		{Class: "agg-1", Fill: okBlue, Opacity: 0.3},
+		{Class: "agg-2", Fill: okBlue, Opacity: 0.5},
+		{Class: "agg-3", Fill: okBlue, Opacity: 0.75},
+		{Class: "agg-4", Fill: okBlue},
 		{Class: "cycle-head", Fill: cycleInk},
 		{Class: "cycle-label", Fill: cycleInk, FontSize: labelPx, FontWeight: "bold", Anchor: "start"},
 		{Class: "cycle-label-end", Fill: cycleInk, FontSize: labelPx, FontWeight: "bold", Anchor: "end"},

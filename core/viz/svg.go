@@ -25,6 +25,9 @@ func SVG(d *Display) []byte {
 	b = appendNum(b, DimOpacity)
 	b = append(b, "}\n</style>\n"+`<rect width="100%" height="100%" fill="#ffffff"/>`+"\n"...)
 	for i := range d.Shapes {
+		if isAggregate(d.Shapes[i].Class) {
+			continue // an SVG zooms: it shows every step
+		}
 		b = appendShape(b, &d.Shapes[i])
 	}
 	return append(b, "</svg>\n"...)
@@ -187,3 +190,5 @@ func appendNum(b []byte, v float64) []byte {
 	}
 	return b
 }
+
+func isAggregate(class string) bool { return len(class) > 4 && class[:4] == "agg-" }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -589,5 +590,54 @@ func TestDeadlockCycleArrows(t *testing.T) {
 				t.Errorf("%s: arrow title %q does not name %s", spec.Scenario, a.Title, name)
 			}
 		}
+	}
+}
+
+// TestAggregatesAndOverview: a dense window carries merged marks that
+// count every step of it once, a short one none; the overview counts the
+// whole run.
+func TestAggregatesAndOverview(t *testing.T) {
+	tl := workload(t, 3000)
+	d, err := viz.Layout(tl, viz.Options{From: 500, To: 2500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.Aggregated {
+		t.Fatalf("a window of 2000 steps is not aggregated")
+	}
+	sum, marks := 0, 0
+	for _, s := range d.Shapes {
+		if !strings.HasPrefix(s.Class, "agg-") {
+			continue
+		}
+		marks++
+		n, err := strconv.Atoi(strings.Fields(s.Title)[0])
+		if err != nil || s.Step < 500 || s.Step >= 2500 {
+			t.Fatalf("aggregate mark %+v", s)
+		}
+		sum += n
+	}
+	if sum != 2000 || marks > viz.AggCols*len(d.Lanes) {
+		t.Fatalf("%d aggregate marks count %d steps, want 2000 in at most %d marks", marks, sum, viz.AggCols*len(d.Lanes))
+	}
+	if strings.Contains(string(viz.SVG(d)), `class="agg-`) {
+		t.Errorf("the SVG draws aggregate marks; it should show the steps")
+	}
+	o := d.Overview
+	total := 0
+	for _, row := range o.Counts {
+		for _, n := range row {
+			total += n
+		}
+	}
+	if o == nil || o.Steps != tl.Len() || total != tl.Len() || len(o.Counts) != len(d.Lanes) || o.Max == 0 {
+		t.Fatalf("overview %d steps in %d lanes (max %d), counts sum to %d; want %d in %d lanes", o.Steps, len(o.Counts), o.Max, total, tl.Len(), len(d.Lanes))
+	}
+	short, err := viz.Layout(tl, viz.Options{From: 0, To: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if short.Aggregated {
+		t.Errorf("a window of 100 steps is aggregated")
 	}
 }

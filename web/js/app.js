@@ -4,6 +4,7 @@ import { pickEngine, WasmEngine, ServerEngine } from "./engine.js";
 import { $, h, clear, toast, fmtMs, fmtInt, download } from "./dom.js";
 import { Diagram } from "./diagram.js";
 import { Charts } from "./charts.js";
+import { Overview } from "./overview.js";
 import { encodeSpec, decodeSpec, readHash, writeHash } from "./share.js";
 
 const S = {
@@ -39,6 +40,11 @@ const FIRST_SCENARIO = "vitess-messager";
 
 let diagram;
 let charts;
+let overview;
+
+// The diagram's height follows its lanes, up to this many css pixels
+// (beyond, it pans vertically).
+const DIAGRAM_MAX_H = 1200;
 
 // ---------- boot ----------
 
@@ -49,9 +55,14 @@ async function boot() {
     onDraw: () => {
       RT.drawn++;
       if (!RT.firstDraw && S.run) RT.firstDraw = performance.now();
+      drawOverview();
     },
+    onLane: toggleLane,
   });
+  overview = new Overview($("#overview"), { onRange: showRange, onSeek: (s) => seek(s, { center: true }) });
+  RT.overview = overview;
   charts = new Charts($("#charts"), { onSelect: (step) => seek(step) });
+  RT.charts = charts;
   RT.diagram = diagram;
   wire();
   const hs = readHash();
@@ -236,6 +247,7 @@ function unloadRun() {
   RT.loaded = null;
   diagram.setList(null);
   charts.set(null);
+  overview.set(null);
   clear($("#legend"));
   clear($("#marks"));
   $("#scrub").max = "0";
@@ -310,8 +322,8 @@ async function load(summary, opts = {}) {
   if (S.run !== summary) return; // a newer run was loaded meanwhile
   S.steps = steps.steps || steps;
   const legend = diagram.setList(layout);
-  // The canvas is as tall as the lanes need, up to the CSS maximum.
-  if (layout) $("#diagramwrap").style.height = Math.max(220, Math.ceil(diagram.contentHeight)) + "px";
+  fitHeight();
+  overview.set(layout && layout.overview, summary.violations.map((v) => v.step));
   renderLegend(legend);
   const t2 = performance.now();
   charts.set(chartData, (i) => (S.steps[i] ? S.steps[i].time : null));
@@ -348,6 +360,7 @@ async function relayout(step) {
     if (!S.run || S.run.id !== id) return;
     S.win = win;
     renderLegend(diagram.setList(layout));
+    fitHeight();
     diagram.setSlice(S.slice ? S.slice.set : null);
     diagram.setCursor(S.step, true);
   } catch (err) {
@@ -355,6 +368,67 @@ async function relayout(step) {
   } finally {
     relayouting = null;
   }
+}
+
+// fitHeight makes the diagram as tall as its shown lanes, so every lane
+// is reachable by scrolling the page.
+function fitHeight() {
+  if (!diagram.p.list) return;
+  $("#diagramwrap").style.height = Math.min(DIAGRAM_MAX_H, Math.max(160, Math.ceil(diagram.contentHeight))) + "px";
+}
+
+let overviewKey = "";
+let overviewView = null;
+function drawOverview() {
+  if (!S.run || !overview) return;
+  const p = diagram.p;
+  const key = `${p.kx}|${p.tx}|${p.w}|${S.win && S.win.from}`;
+  if (key !== overviewKey) {
+    overviewKey = key;
+    overviewView = diagram.visibleSteps();
+  }
+  overview.setState(S.win, overviewView, S.step);
+}
+
+// showRange shows steps a..b in the diagram, laying out another window
+// first when they lie outside this one.
+async function showRange(a, b) {
+  if (!S.run) return;
+  if (S.win && (a < S.win.from || b >= S.win.to)) {
+    const win = windowAround(Math.round((a + b) / 2));
+    const layout = await S.engine.layout(S.run.id, win.from, win.to);
+    S.win = win;
+    renderLegend(diagram.setList(layout));
+    fitHeight();
+    diagram.setSlice(S.slice ? S.slice.set : null);
+    a = Math.max(a, win.from);
+    b = Math.min(b, win.to - 1);
+    if (S.step < win.from || S.step >= win.to) {
+      await seek(a);
+    }
+  }
+  diagram.showRange(a, b);
+}
+
+// Lanes: a click on a lane's name folds it; the filter hides the lanes
+// whose name does not contain its text.
+const folded = new Set();
+function toggleLane(label) {
+  if (folded.has(label)) folded.delete(label);
+  else folded.add(label);
+  applyLanes();
+}
+
+function applyLanes() {
+  const l = diagram.p.list;
+  const q = $("#lanefilter").value.trim().toLowerCase();
+  const modes = new Map();
+  for (const ln of (l && l.lanes) || []) {
+    const hidden = q && !ln.label.toLowerCase().includes(q);
+    modes.set(ln.label, hidden ? "hide" : folded.has(ln.label) ? "collapse" : "show");
+  }
+  diagram.setLaneModes(modes);
+  fitHeight();
 }
 
 async function fetchRestOfSteps(id) {
@@ -874,6 +948,12 @@ function wire() {
   $("#zoomin").addEventListener("click", () => diagram.zoomBy(1.5));
   $("#zoomout").addEventListener("click", () => diagram.zoomBy(1 / 1.5));
   $("#zoomfit").addEventListener("click", () => diagram.fit());
+  $("#lanefilter").addEventListener("input", applyLanes);
+  $("#lanesall").addEventListener("click", () => {
+    folded.clear();
+    $("#lanefilter").value = "";
+    applyLanes();
+  });
   $("#searchform").addEventListener("submit", startSearch);
   $("#searchcancel").addEventListener("click", () => S.search && S.search.cancel());
   $("#share").addEventListener("click", share);
@@ -925,6 +1005,8 @@ RT.seek = seek;
 RT.jump = jump;
 RT.stepBy = stepBy;
 RT.showSlice = showSlice;
+RT.toggleLane = toggleLane;
+RT.charts = null;
 RT.runSpec = (spec) => {
   selectScenario(spec.scenario, spec);
   return runSpec(spec);

@@ -1,5 +1,5 @@
 // The charts under the diagram: the Go display list of the run's series,
-// with a cursor at the current step. Clicking a point selects its step.
+// with a cursor at the current step, in a box that scrolls. Clicking a point selects its step.
 import { Painter } from "./paint.js";
 
 export class Charts {
@@ -23,8 +23,10 @@ export class Charts {
     this.stepTime = stepTime || null;
     const empty = !list || !list.shapes || list.shapes.length === 0;
     this.canvas.hidden = empty;
+    if (this.canvas.parentElement) this.canvas.parentElement.hidden = empty;
     if (empty) return;
-    this.canvas.style.height = Math.min(Math.max(list.height, 100), 320) + "px";
+    // Every panel at its height; the box around the canvas scrolls.
+    this.canvas.style.height = Math.max(list.height, 100) + "px";
     this.p.setList(list);
     this.p.resize();
     this.fit();

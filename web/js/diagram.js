@@ -4,15 +4,12 @@
 // only a blit and a line.
 import { Painter } from "./paint.js";
 
-// The smallest zoom "fit" uses: the layout has about 14 px per step, so
-// this keeps about 3.5 px per step.
-const MIN_FIT_ZOOM = 0.25;
-
 export class Diagram {
-  constructor(canvas, { onSelect, onHover, onDraw }) {
+  constructor(canvas, { onSelect, onHover, onDraw, onLane }) {
     this.p = new Painter(canvas);
     this.canvas = canvas;
     this.onSelect = onSelect;
+    this.onLane = onLane; // a click on a lane's label
     this.onHover = onHover;
     this.onDraw = onDraw;
     this.cursor = -1;
@@ -49,12 +46,68 @@ export class Diagram {
       list = { ...list, shapes: list.shapes.filter((_, i) => !drop.has(i)) };
       let bottom = 0;
       for (const s of list.shapes) bottom = Math.max(bottom, s.y + (s.h || 0), s.y2 || 0);
-      this.contentHeight = bottom + 12;
+      this.bottom = bottom;
     }
     this.p.setList(list);
+    this.p.setLanes(list && this.laneModes ? list.lanes.map((l) => this.laneModes.get(l.label) || "show") : null);
+    this.contentHeight = list ? this.p.mapY(this.bottom) + 12 : 0;
     this.p.resize();
     this.fit();
     return legend;
+  }
+
+  /**
+   * setLaneModes hides or collapses lanes by label (Map label ->
+   * "show" | "collapse" | "hide"); the content height changes with them.
+   */
+  setLaneModes(modes) {
+    this.laneModes = modes;
+    const l = this.p.list;
+    this.p.setLanes(l && modes ? l.lanes.map((ln) => modes.get(ln.label) || "show") : null);
+    if (l) this.contentHeight = this.p.mapY(this.bottom) + 12;
+    this.clampPan();
+    this.draw();
+  }
+
+  /** laneAt is the label of the lane at a css y, or null. */
+  laneAt(sy) {
+    const l = this.p.list;
+    if (!l || !l.lanes) return null;
+    const y = this.p.unmapY(sy - this.p.ty);
+    const ln = l.lanes.find((x) => y >= x.y && y < x.y + x.h);
+    return ln ? ln.label : null;
+  }
+
+  /** showRange zooms and pans so steps a..b fill the plot. */
+  showRange(a, b) {
+    const xa = this.stepX(a);
+    const xb = this.stepX(b);
+    if (xa === null || xb === null || xa === undefined || xb === undefined) return false;
+    const l = this.p.list;
+    const avail = this.p.w - this.p.plotX() - 16;
+    this.p.kx = Math.min(40, Math.max(0.002, avail / Math.max(1, Math.abs(xb - xa))));
+    this.p.tx = 8 - (Math.min(xa, xb) - l.plot.x) * this.p.kx;
+    this.clampPan();
+    this.p.invalidate();
+    this.draw();
+    return true;
+  }
+
+  /** visibleSteps is the [first, last] step whose glyph is in view, or null. */
+  visibleSteps() {
+    const p = this.p;
+    if (!p.list || !p.stepX) return null;
+    const lo = p.fromScreen(p.plotX());
+    const hi = p.fromScreen(p.w);
+    let a = Infinity;
+    let b = -Infinity;
+    for (const [s, x] of p.stepX) {
+      if (x >= lo && x <= hi) {
+        if (s < a) a = s;
+        if (s > b) b = s;
+      }
+    }
+    return a <= b ? [a, b] : null;
   }
 
   setSlice(set) {
@@ -96,9 +149,8 @@ export class Diagram {
     if (l) {
       const avail = this.p.w - this.p.plotX() - 8;
       const used = l.width - l.plot.x;
-      // Show the whole run, but never squeeze steps below a readable
-      // density: long runs scroll instead.
-      if (used > 0 && avail > 0) this.p.kx = Math.min(1, Math.max(avail / used, MIN_FIT_ZOOM));
+      // The whole laid-out window: dense parts show aggregate marks.
+      if (used > 0 && avail > 0) this.p.kx = Math.min(1, avail / used);
     }
     this.clampPan();
     this.p.invalidate();
@@ -121,7 +173,7 @@ export class Diagram {
       sx = cx !== null && cx !== undefined ? this.p.toScreen(cx) : (spx + this.p.w) / 2;
     }
     const x = this.p.fromScreen(sx);
-    this.p.kx = Math.min(40, Math.max(0.005, this.p.kx * f));
+    this.p.kx = Math.min(40, Math.max(0.002, this.p.kx * f));
     this.p.tx = sx - spx - (x - px) * this.p.kx;
     this.clampPan();
     this.p.invalidate();
@@ -136,12 +188,15 @@ export class Diagram {
     const view = this.p.w - this.p.plotX();
     const minTx = Math.min(0, view - contentW - 16);
     this.p.tx = Math.min(16, Math.max(minTx, this.p.tx));
-    const minTy = Math.min(0, this.p.h - l.height - 8);
+    const minTy = Math.min(0, this.p.h - this.p.height() - 8);
     this.p.ty = Math.min(0, Math.max(minTy, this.p.ty));
   }
 
+  // The wheel zooms (and pans sideways) only with Ctrl/⌘ or when the
+  // diagram has the focus; otherwise it scrolls the page.
   wheel(e) {
     if (!this.p.list) return;
+    if (!(e.ctrlKey || e.metaKey || document.activeElement === this.canvas)) return;
     e.preventDefault();
     const r = this.canvas.getBoundingClientRect();
     if (e.shiftKey || Math.abs(e.deltaX) > Math.abs(e.deltaY)) {
@@ -161,6 +216,11 @@ export class Diagram {
 
   down(e) {
     const [x, y] = this.point(e);
+    if (x < this.p.plotX() && this.onLane) {
+      const lane = this.laneAt(y);
+      if (lane !== null) this.onLane(lane);
+      return;
+    }
     this.drag = { x, y, tx: this.p.tx, ty: this.p.ty, moved: false };
     this.canvas.setPointerCapture(e.pointerId);
   }
@@ -228,7 +288,7 @@ export class Diagram {
     ctx.strokeStyle = "#000";
     ctx.lineWidth = 2;
     ctx.beginPath();
-    ctx.arc(p.toScreen(c.x), c.y + p.ty, 8, 0, 2 * Math.PI);
+    ctx.arc(p.toScreen(c.x), p.mapY(c.y) + p.ty, 8, 0, 2 * Math.PI);
     ctx.stroke();
   }
 }

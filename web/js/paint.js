@@ -5,6 +5,13 @@
 
 const DIM = 0.18;
 
+// Below this many screen pixels per step a list with aggregate marks
+// (viz.AggMinPx) shows them instead of the single steps.
+const AGG_MIN_PX = 2;
+
+// detail says whether a class draws single steps (hidden when aggregated).
+const detail = (c) => !!c && (c.startsWith("ev-") || c === "label" || c.startsWith("msg") || c === "hold-label");
+
 export class Painter {
   constructor(canvas) {
     this.canvas = canvas;
@@ -20,7 +27,77 @@ export class Painter {
     this.w = 0;
     this.h = 0;
     this.dpr = 1;
+    this.agg = false; // painting aggregate marks instead of steps
+    this.lanes = null; // lane y-map: [{y, h, ny, nh, hidden}], or null
   }
+
+  /** aggregated says whether the current zoom paints merged marks. */
+  aggregated() {
+    const l = this.list;
+    return !!(l && l.aggregated && (this.kx * l.plot.w) / Math.max(1, l.to - l.from) < AGG_MIN_PX);
+  }
+
+  /** shows says whether a shape is painted at the current zoom. */
+  shows(s) {
+    if (!s.c) return true;
+    if (s.c.startsWith("agg-")) return this.agg;
+    return !(this.agg && detail(s.c));
+  }
+
+  /**
+   * setLanes hides or collapses lanes: each lane of the list (in order)
+   * is "show", "collapse" (a thin strip) or "hide". The painter maps
+   * every y through the new heights.
+   */
+  setLanes(modes) {
+    const l = this.list;
+    if (!l || !l.lanes || !modes || modes.every((m) => m === "show")) {
+      this.lanes = null;
+    } else {
+      let ny = l.lanes[0].y;
+      this.lanes = l.lanes.map((ln, i) => {
+        const nh = modes[i] === "hide" ? 0 : modes[i] === "collapse" ? 14 : ln.h;
+        const seg = { y: ln.y, h: ln.h, ny, nh, mode: modes[i] || "show" };
+        ny += nh;
+        return seg;
+      });
+    }
+    this.layerOK = false;
+  }
+
+  /** mapY maps a display-list y through hidden and collapsed lanes. */
+  mapY(y) {
+    const ls = this.lanes;
+    if (!ls) return y;
+    if (y < ls[0].y) return y;
+    for (const s of ls) {
+      if (y < s.y + s.h) return s.ny + ((y - s.y) * s.nh) / s.h;
+    }
+    const last = ls[ls.length - 1];
+    return y - (last.y + last.h) + last.ny + last.nh;
+  }
+
+  /** laneMode is the mode of the lane a display-list y lies in. */
+  laneMode(y) {
+    const ls = this.lanes;
+    if (!ls) return "show";
+    for (const s of ls) if (y >= s.y && y < s.y + s.h) return s.mode;
+    return "show";
+  }
+
+  /** unmapY is mapY's inverse on shown lanes (for hit tests). */
+  unmapY(ny) {
+    const ls = this.lanes;
+    if (!ls || ny < ls[0].ny) return ny;
+    for (const s of ls) {
+      if (ny < s.ny + s.nh) return s.y + ((ny - s.ny) * s.h) / (s.nh || 1);
+    }
+    const last = ls[ls.length - 1];
+    return ny - last.ny - last.nh + last.y + last.h;
+  }
+
+  /** height is the list's height after hiding and collapsing lanes. */
+  height() { return this.list ? this.mapY(this.list.height) : 0; }
 
   setList(list) {
     this.list = list;
@@ -134,6 +211,7 @@ export class Painter {
     ctx.clearRect(0, 0, this.layer.width, this.layer.height);
     if (!l) return;
     ctx.setTransform(this.dpr, 0, 0, this.dpr, 0, this.dpr * this.ty);
+    this.agg = this.aggregated();
     const px = l.plot.x;
     const spx = this.plotX();
     const left = this.fromScreen(spx) - 50;
@@ -167,6 +245,8 @@ export class Painter {
       open = false;
     };
     for (const s of shapes) {
+      if (!this.shows(s)) continue;
+      if (this.lanes && this.hiddenShape(s)) continue;
       const st = this.styles.get(s.c) || fallback;
       const a = (st.opacity || 1) * (dim && s.s >= 0 && !dim.has(s.s) ? DIM : s.dim ? DIM : 1);
       if (s.t === "text") {
@@ -177,13 +257,14 @@ export class Painter {
         const x0 = st.anchor === "middle" ? x - w / 2 : st.anchor === "end" ? x - w : x;
         // Zoomed out, step labels collide: keep the first of a row.
         const row = Math.round(s.y);
-        if (s.s >= 0 && x0 < (rowEnd.get(row) ?? -Infinity) + 4) continue;
-        if (s.s >= 0) rowEnd.set(row, x0 + w);
+        const packs = s.s >= 0 || s.c === "tick-label"; // zoomed out, ticks collide too
+        if (packs && x0 < (rowEnd.get(row) ?? -Infinity) + 4) continue;
+        if (packs) rowEnd.set(row, x0 + w);
         ctx.globalAlpha = a;
         ctx.textAlign = st.anchor === "middle" ? "center" : st.anchor === "end" ? "right" : "left";
         ctx.textBaseline = "alphabetic";
         ctx.fillStyle = st.fill || "#1d2330";
-        ctx.fillText(s.text, x, s.y);
+        ctx.fillText(s.text, x, this.mapY(s.y));
         cur = null;
         continue;
       }
@@ -206,30 +287,48 @@ export class Painter {
     ctx.setLineDash([]);
   }
 
+  /**
+   * hiddenShape says whether a shape lies in a hidden lane, or is a step's
+   * detail (a glyph or label) in a collapsed one, where only bars and
+   * aggregate marks keep a trace of the activity.
+   */
+  hiddenShape(s) {
+    if (s.t === "rect" && s.h > 200) return false; // node bands
+    const y = s.t === "polygon" || s.t === "polyline" ? s.p[1] : s.y;
+    const m = this.laneMode(y);
+    if (s.t === "line" && s.y2 !== s.y) return m === "hide" && this.laneMode(s.y2) === "hide";
+    if (m === "hide") return true;
+    return m === "collapse" && s.t === "text" && s.c !== "lane-label";
+  }
+
   trace(ctx, s) {
+    const Y = (y) => this.mapY(y);
     switch (s.t) {
       case "rect": {
         const x = this.toScreen(s.x);
         const w = Math.max(1, s.w * (s.x < this.layoutPX() ? 1 : this.kx));
-        ctx.moveTo(x, s.y);
-        ctx.rect(x, s.y, w, s.h);
+        const y0 = Y(s.y);
+        const h = Math.max(s.h ? 1 : 0, Y(s.y + s.h) - y0);
+        ctx.moveTo(x, y0);
+        ctx.rect(x, y0, w, h);
         break;
       }
       case "line":
-        ctx.moveTo(this.toScreen(s.x), s.y);
-        ctx.lineTo(this.toScreen(s.x2), s.y2);
+        ctx.moveTo(this.toScreen(s.x), Y(s.y));
+        ctx.lineTo(this.toScreen(s.x2), Y(s.y2));
         break;
       case "circle": {
         const x = this.toScreen(s.x);
-        ctx.moveTo(x + s.r, s.y);
-        ctx.arc(x, s.y, s.r, 0, 2 * Math.PI);
+        const y = Y(s.y);
+        ctx.moveTo(x + s.r, y);
+        ctx.arc(x, y, s.r, 0, 2 * Math.PI);
         break;
       }
       case "polygon":
       case "polyline": {
         const p = s.p;
-        ctx.moveTo(this.toScreen(p[0]), p[1]);
-        for (let i = 2; i < p.length; i += 2) ctx.lineTo(this.toScreen(p[i]), p[i + 1]);
+        ctx.moveTo(this.toScreen(p[0]), Y(p[1]));
+        for (let i = 2; i < p.length; i += 2) ctx.lineTo(this.toScreen(p[i]), Y(p[i + 1]));
         if (s.t === "polygon") ctx.closePath();
         break;
       }
@@ -239,7 +338,7 @@ export class Painter {
   /** hit returns the step of the shape nearest to the css point, or null. */
   hit(sx, sy, radius = 7) {
     if (!this.list) return null;
-    const y = sy - this.ty;
+    const y = this.unmapY(sy - this.ty);
     let best = null;
     let bestD = radius * radius;
     const shapes = this.list.shapes;
@@ -247,7 +346,7 @@ export class Painter {
     const r = radius / this.kx + 8;
     for (const i of this.inView(x - r, x + r)) {
       const s = shapes[i];
-      if (s.s < 0 || s.t === "text") continue;
+      if (s.s < 0 || s.t === "text" || !this.shows(s) || (this.lanes && this.hiddenShape(s))) continue;
       let d;
       if (s.t === "rect") {
         const x0 = this.toScreen(s.x);

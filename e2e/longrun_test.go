@@ -1,0 +1,112 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/racetrack-sim/racetrack/core/scenario"
+)
+
+// drag presses the mouse at (x0, y), moves it to (x1, y) and releases it.
+func (p *page) drag(x0, x1, y float64) {
+	p.t.Helper()
+	p.do(chromedp.DragAndDropXY(x0, y, x1, y))
+}
+
+type rect struct{ X, Y, W, H float64 }
+
+func (p *page) rect(css string) rect {
+	p.t.Helper()
+	eval[any](p, fmt.Sprintf(`document.querySelector(%q).scrollIntoView({block: "center"})`, css))
+	return eval[rect](p, fmt.Sprintf(`(() => { const r = document.querySelector(%q).getBoundingClientRect(); return {X: r.left, Y: r.top, W: r.width, H: r.height}; })()`, css))
+}
+
+// longRunNavigation walks a 20,450-step run: fit shows the whole laid-out
+// window as aggregate marks, the overview strip chooses another window by
+// dragging, the wheel zooms only with Ctrl or focus, every chart is
+// reachable, and all 15 lanes of Tarantool's random elections are.
+func longRunNavigation(t *testing.T, p *page) {
+	// maxSteps within the server engine's limit (the preset allows 2,000,000).
+	loadSpec(p, scenario.RunSpec{Scenario: "scylla-mv-backlog", Preset: "steady-hot-shard", Variant: "buggy", Seed: 1, MaxSteps: 1_000_000})
+	total := eval[int](p, `__rt.S.total`)
+	if total <= 10000 {
+		t.Fatalf("steady-hot-shard has %d steps, want a long run", total)
+	}
+	p.click("#zoomfit")
+	fits := eval[bool](p, `(() => { const d = __rt.diagram.p, l = d.list; return d.kx * (l.width - l.plot.x) <= d.w - d.plotX(); })()`)
+	if !fits {
+		t.Errorf("after fit the laid-out window (%d steps) is wider than the plot", eval[int](p, `__rt.S.win.to - __rt.S.win.from`))
+	}
+	if !eval[bool](p, `__rt.diagram.p.list.aggregated && __rt.diagram.p.aggregated()`) {
+		t.Errorf("zoomed out to fit, the diagram does not merge dense steps into aggregate marks")
+	}
+
+	// The overview: the whole run, the window outlined; a drag over its
+	// last tenth lays out a window there and shows those steps.
+	if n := eval[int](p, `__rt.overview.data ? __rt.overview.data.steps : 0`); n != total {
+		t.Fatalf("the overview covers %d steps, want %d", n, total)
+	}
+	r := p.rect("#overview")
+	p.drag(r.X+0.88*r.W, r.X+0.97*r.W, r.Y+r.H/2)
+	p.wait("the window over the dragged range", fmt.Sprintf(`__rt.S.win.from > 0 && __rt.S.win.to > %d`, total*9/10), 30*time.Second)
+	inRange := fmt.Sprintf(`(() => { const v = __rt.diagram.visibleSteps(); return !!v && v[0] >= %d && v[1] <= %d; })()`, total*85/100, total*99/100+1)
+	p.wait("the dragged range in view", inRange, 10*time.Second)
+	view := eval[[]int](p, `__rt.diagram.visibleSteps()`)
+
+	// The wheel scrolls the page unless Ctrl is held or the diagram has
+	// the focus.
+	wheel := func(ctrl bool) (bool, float64) {
+		var out struct {
+			Prevented bool
+			K         float64
+		}
+		js := fmt.Sprintf(`(() => { const c = document.querySelector("#diagram"); const r = c.getBoundingClientRect(); const k = __rt.diagram.p.kx;
+			const e = new WheelEvent("wheel", {deltaY: -200, clientX: r.left + r.width / 2, clientY: r.top + 40, ctrlKey: %v, bubbles: true, cancelable: true});
+			c.dispatchEvent(e); return {Prevented: e.defaultPrevented, K: __rt.diagram.p.kx / k}; })()`, ctrl)
+		b, _ := json.Marshal(eval[any](p, js))
+		json.Unmarshal(b, &out)
+		return out.Prevented, out.K
+	}
+	eval[any](p, `document.activeElement && document.activeElement.blur()`)
+	if prevented, k := wheel(false); prevented || k != 1 {
+		t.Errorf("a plain wheel over the unfocused diagram zoomed (x%.2f) or kept the page from scrolling (%v)", k, prevented)
+	}
+	if prevented, k := wheel(true); !prevented || k <= 1 {
+		t.Errorf("Ctrl+wheel did not zoom in (x%.2f, prevented %v)", k, prevented)
+	}
+
+	// Every chart panel is on the canvas, and the box scrolls to it.
+	ch := eval[rect](p, `(() => { const l = __rt.S.chartsList || {}; const c = document.querySelector("#charts"), b = document.querySelector("#chartsbox"); return {X: 0, Y: 0, W: c.clientHeight, H: b.scrollHeight - b.clientHeight}; })()`)
+	if lh := eval[float64](p, `__rt.charts.p.list.height`); ch.W+1 < lh {
+		t.Errorf("the charts canvas is %v px tall for %v px of charts", ch.W, lh)
+	}
+
+	// Tarantool's random elections: 15 lanes, all within the diagram.
+	loadSpec(p, scenario.RunSpec{Scenario: "tarantool-raft-relay", Preset: "random-elections", Variant: "drop", Seed: 1})
+	lanes := eval[int](p, `__rt.diagram.p.list.lanes.length`)
+	reach := eval[bool](p, `(() => { const d = __rt.diagram.p, l = d.list, last = l.lanes[l.lanes.length - 1]; return d.mapY(last.y + last.h) + d.ty <= document.querySelector("#diagramwrap").clientHeight; })()`)
+	if lanes < 15 || !reach {
+		t.Errorf("%d lanes; the last one inside the diagram: %v", lanes, reach)
+	}
+	// The lane filter keeps the lanes whose name matches; "all lanes"
+	// brings the others back; a click on a lane's name folds it.
+	first := eval[string](p, `__rt.diagram.p.list.lanes[0].label`)
+	h0 := eval[float64](p, `__rt.diagram.contentHeight`)
+	p.do(chromedp.SendKeys(chromedp.ID("lanefilter"), first))
+	p.wait("the filtered lanes", `__rt.diagram.p.lanes && __rt.diagram.p.lanes.some((l) => l.mode === "hide")`, 5*time.Second)
+	if h1 := eval[float64](p, `__rt.diagram.contentHeight`); h1 >= h0 {
+		t.Errorf("filtering lanes by %q left the diagram %v px tall (was %v)", first, h1, h0)
+	}
+	p.click("#lanesall")
+	p.wait("every lane back", `__rt.diagram.p.lanes === null`, 5*time.Second)
+	eval[any](p, `__rt.toggleLane(__rt.diagram.p.list.lanes[0].label)`)
+	if !eval[bool](p, `__rt.diagram.p.lanes && __rt.diagram.p.lanes[0].mode === "collapse"`) {
+		t.Errorf("folding the first lane did not collapse it")
+	}
+	eval[any](p, `__rt.toggleLane(__rt.diagram.p.list.lanes[0].label)`)
+	t.Logf("%d steps fit as aggregates; overview drag showed %v; %d Tarantool lanes reachable", total, view, lanes)
+}
