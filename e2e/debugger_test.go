@@ -80,6 +80,7 @@ func debuggerSuite(t *testing.T, p *page, base, engine string) {
 			t.Errorf("compare panel says %q", text)
 		}
 	})
+	t.Run("compare-side-by-side", func(t *testing.T) { p.t = t; compareSideBySide(t, p) })
 
 	t.Run("search", func(t *testing.T) { p.t = t; searchFindsBug(t, p) })
 	t.Run("search-cancel", func(t *testing.T) { p.t = t; searchCancels(t, p) })

@@ -110,3 +110,32 @@ func longRunNavigation(t *testing.T, p *page) {
 	eval[any](p, `__rt.toggleLane(__rt.diagram.p.list.lanes[0].label)`)
 	t.Logf("%d steps fit as aggregates; overview drag showed %v; %d Tarantool lanes reachable", total, view, lanes)
 }
+
+// compareSideBySide compares the Vitess variants: the panel comes into
+// view, both diagrams are drawn on one axis with the divergence at one x,
+// the shared prefix dimmed, and the page does not widen.
+func compareSideBySide(t *testing.T, p *page) {
+	selectScenario(p, "vitess-messager")
+	p.wait("the Vitess run", `__rt.S.run && __rt.S.run.spec.scenario === "vitess-messager" && __rt.loaded === __rt.S.run.id`, 60*time.Second)
+	p.click("#compare")
+	p.wait("the comparison", `!document.querySelector("#comparepanel").hidden && __rt.S.compare && __rt.compareView.ps.every((p) => p.list)`, 60*time.Second)
+	div := eval[int](p, `__rt.S.compare.divergence`)
+	if div < 0 {
+		t.Fatalf("the Vitess variants do not diverge")
+	}
+	xs := eval[[]*float64](p, `__rt.compareView.divergenceX()`)
+	if len(xs) != 2 || xs[0] == nil || xs[1] == nil || *xs[0]-*xs[1] > 1 || *xs[1]-*xs[0] > 1 {
+		t.Errorf("the divergence (step %d) is not at one x in both diagrams: %v", div+1, eval[any](p, `__rt.compareView.divergenceX()`))
+	}
+	if !eval[bool](p, fmt.Sprintf(`__rt.compareView.ps.every((p) => p.dim && !p.dim.has(%d) && p.dim.has(%d))`, max(0, div-1), div)) {
+		t.Errorf("the shared prefix is not dimmed, or the divergence is")
+	}
+	top := eval[float64](p, `document.querySelector("#comparepanel").getBoundingClientRect().top`)
+	if top < 0 || top > eval[float64](p, `innerHeight`)/2 {
+		t.Errorf("the compare panel starts at %v px, not in view", top)
+	}
+	if w := eval[int](p, `document.documentElement.scrollWidth`); w > eval[int](p, `innerWidth`) {
+		t.Errorf("the page is %d px wide after comparing (window %d)", w, eval[int](p, `innerWidth`))
+	}
+	t.Logf("divergence at step %d drawn at x %.1f in both", div+1, *xs[0])
+}

@@ -5,6 +5,7 @@ import { $, h, clear, toast, fmtMs, fmtInt, download } from "./dom.js";
 import { Diagram } from "./diagram.js";
 import { Charts } from "./charts.js";
 import { Overview } from "./overview.js";
+import { CompareView } from "./compare.js";
 import { encodeSpec, decodeSpec, readHash, writeHash } from "./share.js";
 
 const S = {
@@ -41,6 +42,7 @@ const FIRST_SCENARIO = "vitess-messager";
 let diagram;
 let charts;
 let overview;
+let cmpView;
 
 // The diagram's height follows its lanes, up to this many css pixels
 // (beyond, it pans vertically).
@@ -61,6 +63,13 @@ async function boot() {
   });
   overview = new Overview($("#overview"), { onRange: showRange, onSeek: (s) => seek(s, { center: true }) });
   RT.overview = overview;
+  cmpView = new CompareView($("#cmpA"), $("#cmpB"), {
+    onSelect: async (side, step) => {
+      await showSide(side === 0 ? S.compare.a : S.compare.b);
+      await seek(step, { center: true });
+    },
+  });
+  RT.compareView = cmpView;
   charts = new Charts($("#charts"), { onSelect: (step) => seek(step) });
   RT.charts = charts;
   RT.diagram = diagram;
@@ -760,8 +769,15 @@ async function compare() {
     const rb = await S.engine.run(b);
     const cmp = await S.engine.compare(ra.id, rb.id);
     S.compare = { a: ra, b: rb, result: cmp, divergence: divergenceStep(cmp) };
+    const d = Math.max(0, S.compare.divergence);
+    const [la, lb] = await Promise.all([ra, rb].map((r) => {
+      const from = r.steps <= DIAGRAM_WINDOW ? 0 : Math.max(0, Math.min(r.steps - DIAGRAM_WINDOW, d - DIAGRAM_WINDOW / 2));
+      return S.engine.layout(r.id, from, Math.min(r.steps, from + DIAGRAM_WINDOW));
+    }));
     renderCompare();
     renderMarks();
+    $("#comparepanel").scrollIntoView({ block: "start", behavior: "instant" });
+    cmpView.set(la, lb, S.compare.divergence);
     if (S.compare.divergence >= 0) await seek(S.compare.divergence, { center: true });
   } catch (err) {
     /* shown by runSpec or toast */
@@ -796,6 +812,12 @@ function renderCompare() {
     h("p", { style: "margin-top:8px" },
       h("button.btn.small", { type: "button", onclick: () => showSide(c.a) }, `show ${va}`), " ",
       h("button.btn.small", { type: "button", onclick: () => showSide(c.b) }, `show ${vb}`)));
+  const verdict = (sum) => {
+    const names = [...new Set(sum.violations.map((v) => v.property))];
+    return names.length ? `violates ${names.join(", ")}` : "every property holds";
+  };
+  $("#cmpa").textContent = `${va} · ${fmtInt(c.a.steps)} steps · ${verdict(c.a)}`;
+  $("#cmpb").textContent = `${vb} · ${fmtInt(c.b.steps)} steps · ${verdict(c.b)}`;
   $("#comparepanel").hidden = false;
 }
 
