@@ -87,6 +87,7 @@ func debuggerSuite(t *testing.T, p *page, base, engine string) {
 	t.Run("share", func(t *testing.T) { p.t = t; shareLinkRestores(t, p, base) })
 	t.Run("bad-parameter", func(t *testing.T) { p.t = t; badParameter(t, p) })
 	t.Run("what-if", func(t *testing.T) { p.t = t; whatIf(t, p) })
+	t.Run("what-if-value", func(t *testing.T) { p.t = t; numericWhatIf(t, p, reg) })
 	t.Run("export", func(t *testing.T) { p.t = t; exports(t, p) })
 	t.Run("long-run-navigation", func(t *testing.T) { p.t = t; longRunNavigation(t, p) })
 	if engine == "wasm" {
@@ -306,6 +307,15 @@ func searchFindsBug(t *testing.T, p *page) {
 		chromedp.SetValue(chromedp.ID("budget"), "20000"),
 	)
 	p.click(`#variants label:has(input[value="buggy"])`)
+	// The search follows the loaded run: run the preset first.
+	p.click("#run")
+	p.wait("the lock-level run", `__rt.S.run && __rt.S.run.spec.preset === "lock-level" && __rt.loaded === __rt.S.run.id`, 60*time.Second)
+	target := eval[string](p, `document.querySelector("#searchtarget").textContent`)
+	for _, want := range []string{"Dining philosophers", "Untimed interleavings", "left fork first", "seed"} {
+		if !strings.Contains(target, want) {
+			t.Errorf("the search target %q does not name %q", target, want)
+		}
+	}
 	p.click("#searchgo")
 	p.wait("the search result", `__rt.lastSearch && __rt.S.search === null`, 120*time.Second)
 	res := eval[map[string]any](p, `__rt.lastSearch`)
@@ -325,16 +335,26 @@ func searchCancels(t *testing.T, p *page) {
 		chromedp.SetValue(chromedp.ID("preset"), "table"),
 		chromedp.Evaluate[chromedp.Void](`document.querySelector("#preset").dispatchEvent(new Event("change"))`),
 		chromedp.SetValue(chromedp.ID("strategy"), "random"),
-		chromedp.SetValue(chromedp.ID("budget"), "1000000"),
+		chromedp.SetValue(chromedp.ID("budget"), "200000"),
 	)
 	p.click(`#variants label:has(input[value="fixed"])`)
+	p.click("#run")
+	p.wait("the fixed table run", `__rt.S.run && __rt.S.run.spec.variant === "fixed" && __rt.S.run.spec.preset === "table" && __rt.loaded === __rt.S.run.id`, 60*time.Second)
 	p.click("#searchgo")
-	p.wait("progress", `__rt.searchProgress > 0 && document.querySelector("#searchstatus").textContent.includes("runs")`, 60*time.Second)
+	p.wait("progress with an ETA", `__rt.searchProgress > 0 && document.querySelector("#searchstatus").textContent.includes("runs") && document.querySelector("#searchstatus").textContent.includes("left")`, 60*time.Second)
 	status := eval[string](p, `document.querySelector("#searchstatus").textContent`)
 	p.click("#searchcancel")
 	p.wait("the cancelled search", `__rt.lastSearch && __rt.S.search === null`, 30*time.Second)
 	if got := eval[string](p, `document.querySelector("#searchstatus").textContent`); !strings.HasPrefix(got, "Cancelled") {
 		t.Errorf("after cancel the status reads %q", got)
+	}
+	// The status belongs to its target: another bug clears it.
+	selectScenario(p, "scylla-mv-backlog")
+	if got := eval[string](p, `document.querySelector("#searchstatus").textContent`); got != "" {
+		t.Errorf("after changing the scenario the search status still reads %q", got)
+	}
+	if got := eval[string](p, `document.querySelector("#searchtarget").textContent`); !strings.Contains(got, "ScyllaDB") {
+		t.Errorf("after changing the scenario the search target reads %q", got)
 	}
 	t.Logf("progress before cancelling: %s", status)
 }

@@ -3,12 +3,14 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
 	"github.com/racetrack-sim/racetrack/core/scenario"
+	"github.com/racetrack-sim/racetrack/core/timeline"
 )
 
 // drag presses the mouse at (x0, y), moves it to (x1, y) and releases it.
@@ -138,4 +140,45 @@ func compareSideBySide(t *testing.T, p *page) {
 		t.Errorf("the page is %d px wide after comparing (window %d)", w, eval[int](p, `innerWidth`))
 	}
 	t.Logf("divergence at step %d drawn at x %.1f in both", div+1, *xs[0])
+}
+
+// numericWhatIf seeks to a drawn duration with hundreds of options (the
+// Vitess row-event gap), reads its domain with its unit, types a value and
+// forks with it.
+func numericWhatIf(t *testing.T, p *page, reg *scenario.Registry) {
+	spec := scenario.RunSpec{Scenario: "vitess-messager", Preset: "unsubscribe-vs-poller", Variant: "buggy", Seed: 1}
+	tl, err := timeline.Record(reg, spec, timeline.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	step, choice, n, picked := -1, -1, 0, 0
+	var dom *timeline.Domain
+	for i := 0; i < tl.Len() && step < 0; i++ {
+		alts, _ := tl.Alternatives(i)
+		for _, a := range alts {
+			if a.Domain != nil && a.N > timeline.MaxValueOptions {
+				step, choice, n, picked, dom = i, a.Choice, a.N, a.Picked, a.Domain
+				break
+			}
+		}
+	}
+	if step < 0 {
+		t.Fatal("no drawn duration in the run")
+	}
+	loadSpec(p, spec)
+	eval[any](p, fmt.Sprintf(`__rt.seek(%d)`, step))
+	p.wait("the domain form", `document.querySelector("#whatif form.domain input")`, 30*time.Second)
+	label := eval[string](p, `document.querySelector("#whatif form.domain label").textContent`)
+	if !strings.Contains(label, dom.Unit) || !strings.Contains(label, fmt.Sprint(dom.Max)) {
+		t.Errorf("the domain reads %q; want its unit %s and maximum %v", label, dom.Unit, dom.Max)
+	}
+	typed := n / 3
+	if typed == picked {
+		typed++
+	}
+	value := dom.Value(typed)
+	parent := eval[string](p, `__rt.S.run.id`)
+	eval[any](p, fmt.Sprintf(`(() => { const f = document.querySelector("#whatif form.domain"); f.querySelector("input").value = %v; f.requestSubmit(); })()`, value))
+	p.wait("the fork with the typed value", fmt.Sprintf(`__rt.S.run.id !== %q && __rt.S.run.spec.schedule && __rt.S.run.spec.schedule[%d] === %d && __rt.loaded === __rt.S.run.id`, parent, choice, typed), 30*time.Second)
+	t.Logf("%s at step %d: typed %v %s (option %d of %d)", label, step+1, value, dom.Unit, typed, n)
 }

@@ -85,6 +85,10 @@ type ChoiceRecord struct {
 	Picked int32      `json:"picked"`
 	Kind   ChoiceKind `json:"kind"`
 	Label  string     `json:"label"`
+	// Lo and Res say what a duration drawn by World.Between is: option k
+	// stands for Lo + k*Res (Res 0: the choice is no duration).
+	Lo  Time `json:"lo,omitempty"`
+	Res Time `json:"res,omitempty"`
 }
 
 // Trace is the recording of a run. Steps, messages and vector clocks are

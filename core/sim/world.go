@@ -362,7 +362,14 @@ func (w *World) Between(lo, hi, res Time, label string) Time {
 	if res <= 0 {
 		res = 1
 	}
-	return lo + Time(w.Choose(int((hi-lo)/res)+1, label))*res
+	n := int((hi-lo)/res) + 1
+	k := w.Choose(n, label)
+	if n > 1 && w.trace != nil && w.err == nil {
+		// The what-if view offers the duration itself, not option k.
+		c := &w.trace.Choices[len(w.trace.Choices)-1]
+		c.Lo, c.Res = lo, res
+	}
+	return lo + Time(k)*res
 }
 
 func (w *World) choose(kind ChoiceKind, n int, label string, procs []ProcID) int {

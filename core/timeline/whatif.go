@@ -3,6 +3,7 @@ package timeline
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"strconv"
 
 	"github.com/racetrack-sim/racetrack/core/scenario"
@@ -19,10 +20,32 @@ type Alternative struct {
 	Label  string `json:"label"`
 	N      int    `json:"n"`
 	Picked int    `json:"picked"`
-	// Options lists every option of an event choice, and of a value
-	// choice with at most MaxValueOptions options.
+	// Options lists every option of an event choice and of a value
+	// choice with at most MaxValueOptions options; of a larger value
+	// choice, the smallest, the largest, the picked one and a few evenly
+	// spaced between, in index order.
 	Options []Option `json:"options"`
+	// Domain says what the options of a drawn duration stand for, so any
+	// value of it can be typed (nil for other choices).
+	Domain *Domain `json:"domain,omitempty"`
 }
+
+// Domain maps a value choice's options to a quantity: option k is
+// Min + k*Step, in Unit, up to Max.
+type Domain struct {
+	Min    float64 `json:"min"`
+	Max    float64 `json:"max"`
+	Step   float64 `json:"step"`
+	Unit   string  `json:"unit"`
+	Picked float64 `json:"picked"`
+}
+
+// Value is the quantity option k stands for.
+func (d *Domain) Value(k int) float64 { return d.Min + float64(k)*d.Step }
+
+// valueSamples is how many evenly spaced options a large value choice
+// lists besides its ends and the picked one.
+const valueSamples = 5
 
 // Option is one thing that could have happened.
 type Option struct {
@@ -74,16 +97,41 @@ func (tl *Timeline) Alternatives(i int) ([]Alternative, error) {
 			}
 		default:
 			a.Kind = "value"
-			if a.N <= MaxValueOptions {
-				for j := 0; j < a.N; j++ {
-					a.Options = append(a.Options, Option{Index: j, Picked: j == a.Picked, Proc: sim.None,
-						Text: c.Label + " = option " + strconv.Itoa(j) + " of " + strconv.Itoa(a.N)})
+			if c.Res > 0 {
+				a.Domain = &Domain{Min: c.Lo.Millis(), Max: (c.Lo + sim.Time(a.N-1)*c.Res).Millis(), Step: c.Res.Millis(), Unit: "ms"}
+				a.Domain.Picked = a.Domain.Value(a.Picked)
+			}
+			for _, j := range valueOptions(a.N, a.Picked) {
+				text := c.Label + " = option " + strconv.Itoa(j) + " of " + strconv.Itoa(a.N)
+				if a.Domain != nil {
+					text = c.Label + " = " + strconv.FormatFloat(a.Domain.Value(j), 'g', 6, 64) + " " + a.Domain.Unit
 				}
+				a.Options = append(a.Options, Option{Index: j, Picked: j == a.Picked, Proc: sim.None, Text: text})
 			}
 		}
 		out = append(out, a)
 	}
 	return out, nil
+}
+
+// valueOptions lists the options shown for a value choice of n options:
+// all of them up to MaxValueOptions, else the ends, the picked one and
+// valueSamples evenly spaced, ascending and distinct.
+func valueOptions(n, picked int) []int {
+	if n <= MaxValueOptions {
+		out := make([]int, n)
+		for j := range out {
+			out[j] = j
+		}
+		return out
+	}
+	out := []int{0}
+	for k := 1; k <= valueSamples; k++ {
+		out = append(out, k*(n-1)/(valueSamples+1))
+	}
+	out = append(out, n-1, picked)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // describe says what a ready event would do: in the model's words when it
@@ -154,8 +202,13 @@ func (tl *Timeline) Branch(i, choice, option int) (Branch, error) {
 	spec.Params = maps.Clone(tl.spec.Params)
 	spec.Schedule = append(append(make([]int, 0, a.Choice+1), tl.schedule[:a.Choice]...), option)
 	text := a.Label + " = option " + strconv.Itoa(option)
-	if option < len(a.Options) {
-		text = a.Options[option].Text
+	if a.Domain != nil {
+		text = a.Label + " = " + strconv.FormatFloat(a.Domain.Value(option), 'g', 6, 64) + " " + a.Domain.Unit
+	}
+	for _, o := range a.Options {
+		if o.Index == option {
+			text = o.Text
+		}
 	}
 	return Branch{Parent: tl.id, Step: i, Choice: a.Choice, Option: option, Text: text, Spec: spec}, nil
 }

@@ -151,6 +151,7 @@ function selectScenario(id, spec) {
   }
   renderParams(spec && spec.params);
   clearErrors();
+  renderSearchTarget();
 }
 
 function setVariant(v) {
@@ -267,6 +268,7 @@ function unloadRun() {
   $("#empty").textContent = "Running…";
   $("#comparepanel").hidden = true;
   renderVerdict();
+  renderSearchTarget();
   clear($("#props"), h("li.muted", null, "No run yet."));
   clear($("#inspector"), h("p.muted", null, "No run yet."));
   clear($("#whatif"), h("p.muted", null, "At a step where the schedule made a choice, the other options show here."));
@@ -340,6 +342,7 @@ async function load(summary, opts = {}) {
   fetchRestOfSteps(summary.id);
   renderMarks();
   renderVerdict();
+  renderSearchTarget();
   renderProps(null);
   renderForks();
   RT.phases = { fetch: t1 - t0, diagram: t2 - t1, charts: t3 - t2, panels: performance.now() - t3 };
@@ -710,10 +713,50 @@ function renderAlternatives(step, choices) {
   for (const c of choices) {
     const opts = (c.options || []).filter((o) => !o.picked && o.spec);
     const taken = (c.options || []).find((o) => o.picked);
-    blocks.push(h("p.taken", null, `${c.label || "choice"}: took `, h("b", null, taken ? taken.text : `option ${c.picked}`)));
-    blocks.push(h("ul", null, opts.map((o) => h("li", null, h("button", { type: "button", onclick: () => fork(step, c, o) }, "Instead: ", o.text || o.label || `option ${o.index}`)))));
+    const d = c.domain;
+    const took = d ? `${fmtNum(d.picked)} ${d.unit}` : taken ? taken.text : `option ${c.picked}`;
+    blocks.push(h("p.taken", null, `${c.label || "choice"}: took `, h("b", null, took)));
+    if (d && opts.length) blocks.push(domainForm(step, c, opts[0]));
+    else blocks.push(h("ul", null, opts.map((o) => h("li", null, h("button", { type: "button", onclick: () => fork(step, c, o) }, "Instead: ", o.text || o.label || `option ${o.index}`)))));
   }
   clear($("#whatif"), blocks.length ? blocks : h("p.muted", null, "No other option at this step."));
+}
+
+function fmtNum(v) {
+  return String(Math.round(v * 1000) / 1000);
+}
+
+// domainForm offers a drawn quantity's whole domain: its minimum, its
+// maximum, or a typed value (rounded to the model's resolution). The
+// fork's spec is a listed option's with its last choice replaced.
+function domainForm(step, c, sample) {
+  const d = c.domain;
+  const id = `dom${c.choice}`;
+  const input = h("input", { id, type: "number", min: d.min, max: d.max, step: d.step, value: d.picked, inputmode: "decimal" });
+  const msg = h("span.msg", { hidden: true, role: "alert" });
+  const go = (v) => {
+    const k = Math.round((v - d.min) / d.step);
+    const max = Math.round((d.max - d.min) / d.step);
+    if (!Number.isFinite(v) || k < 0 || k > max) {
+      msg.textContent = `${c.label} must be between ${fmtNum(d.min)} and ${fmtNum(d.max)} ${d.unit}`;
+      msg.hidden = false;
+      return;
+    }
+    if (k === c.picked) {
+      msg.textContent = `the run took ${fmtNum(d.picked)} ${d.unit} already`;
+      msg.hidden = false;
+      return;
+    }
+    const spec = { ...sample.spec, schedule: [...sample.spec.schedule.slice(0, -1), k] };
+    fork(step, c, { index: k, spec, text: `${c.label} = ${fmtNum(d.min + k * d.step)} ${d.unit}` });
+  };
+  return h("form.domain", { onsubmit: (e) => { e.preventDefault(); go(Number(input.value)); } },
+    h("label.field", { for: id }, `${c.label} (${d.unit}), ${fmtNum(d.min)}–${fmtNum(d.max)}`),
+    h("div.row", null,
+      h("button.btn.small", { type: "button", onclick: () => go(d.min) }, `min ${fmtNum(d.min)} ${d.unit}`),
+      h("button.btn.small", { type: "button", onclick: () => go(d.max) }, `max ${fmtNum(d.max)} ${d.unit}`)),
+    h("div.row", null, input, h("span.unit", null, d.unit), h("button.btn.small.primary", { type: "submit" }, "Try this value")),
+    msg);
 }
 
 async function fork(step, choice, option) {
@@ -840,10 +883,53 @@ async function showSide(summary) {
 
 // ---------- search ----------
 
+// The search follows the loaded run: it searches that run's scenario,
+// preset, variant and parameters (from its seed), and says so; its status
+// belongs to that target and clears when another one is loaded.
+function searchSpec() {
+  if (S.run) return S.run.spec;
+  return S.scenario ? readSpec() : null;
+}
+
+const targetKey = (sp) => (sp ? JSON.stringify([sp.scenario, sp.preset, sp.variant, sp.params]) : "");
+let statusKey = "";
+
+function renderSearchTarget() {
+  const sp = searchSpec();
+  const el = $("#searchtarget");
+  if (!sp || !S.scenario) {
+    el.textContent = "";
+    return;
+  }
+  const preset = S.scenario.presets.find((p) => p.id === sp.preset) || S.scenario.presets[0];
+  const changed = [];
+  for (const p of S.scenario.params) {
+    const def = preset.params && p.name in preset.params ? preset.params[p.name] : p.default;
+    const v = sp.params ? sp.params[p.name] : undefined;
+    if (v !== undefined && JSON.stringify(v) !== JSON.stringify(def)) changed.push(`${p.name}=${Array.isArray(v) ? v.join(",") : v}${p.unit ? " " + p.unit : ""}`);
+  }
+  clear(el, "Searches ", h("b", null, S.scenario.title), ` · preset ${preset.title} · ${variantTitle(sp.variant)} · from seed ${typeof sp.seed === "number" ? sp.seed : 1} · `,
+    changed.length ? `parameters ${changed.join(", ")}` : "the preset's parameters");
+  if (!S.search && statusKey && statusKey !== targetKey(sp)) {
+    statusKey = "";
+    $("#searchstatus").textContent = "";
+    $("#searchprogress").hidden = true;
+  }
+}
+
+// eta says how long a search has left, from its progress so far.
+function eta(frac, secs) {
+  if (!(frac > 0.02) || frac >= 1) return "";
+  const left = (secs * (1 - frac)) / frac;
+  return left < 1 ? " · under a second left" : left < 90 ? ` · about ${Math.round(left)} s left` : ` · about ${Math.round(left / 60)} min left`;
+}
+
 async function startSearch(e) {
   e.preventDefault();
   if (S.search) return;
-  const spec = readSpec();
+  const spec = searchSpec();
+  if (!spec) return;
+  statusKey = targetKey(spec);
   const strategy = $("#strategy").value;
   const n = Number($("#budget").value) || 1000;
   const req = {
@@ -870,7 +956,7 @@ async function startSearch(e) {
     const rate = [];
     if (p.states) rate.push(`${fmtInt(p.states)} states (${fmtInt(p.states / Math.max(secs, 1e-3))}/s)`);
     if (p.runs) rate.push(`${fmtInt(p.runs)} runs (${fmtInt(p.runs / Math.max(secs, 1e-3))}/s)`);
-    $("#searchstatus").textContent = rate.join(" · ") || "Searching…";
+    $("#searchstatus").textContent = (rate.join(" · ") || "Searching…") + eta(frac, secs);
     RT.searchProgress = (RT.searchProgress || 0) + 1;
     RT.progressHandlerMs = Math.max(RT.progressHandlerMs || 0, performance.now() - h0);
   });
@@ -883,10 +969,17 @@ async function startSearch(e) {
     RT.lastSearch = res;
     const stats = [res.states ? `${fmtInt(res.states)} states` : "", res.runs ? `${fmtInt(res.runs)} runs` : ""].filter(Boolean).join(", ");
     if (found && cx) {
-      $("#searchstatus").textContent = `Found: ${res.property} — ${res.violation} (${stats}; schedule of ${res.length} choices${res.shrunk ? `, shrunk from ${res.originalLength}` : ""}). Loaded in the debugger.`;
+      const found = `Found: ${res.property} — ${res.violation} (${stats}; schedule of ${res.length} choices${res.shrunk ? `, shrunk from ${res.originalLength}` : ""}).`;
+      $("#searchstatus").textContent = found + " Loading it…";
       const spec2 = cx;
+      statusKey = targetKey(spec2);
       selectScenario(spec2.scenario, spec2);
-      await runSpec(spec2);
+      try {
+        await runSpec(spec2);
+        $("#searchstatus").textContent = found + " Loaded in the debugger.";
+      } catch (err) {
+        $("#searchstatus").textContent = found + " It could not be loaded: " + err.message;
+      }
     } else {
       $("#searchstatus").textContent = res.cancelled ? `Cancelled after ${stats || "a moment"}.` : res.error ? `Search stopped: ${res.error}` : `${res.verdict} (${stats}).`;
     }

@@ -2,10 +2,13 @@ package timeline_test
 
 import (
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/racetrack-sim/racetrack/core/scenario"
 	"github.com/racetrack-sim/racetrack/core/sim"
+	"github.com/racetrack-sim/racetrack/core/timeline"
 )
 
 func TestWaitCyclesOfPhilosophers(t *testing.T) {
@@ -67,4 +70,53 @@ func TestWaitCycleOfVitessIsInItsSlice(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A drawn duration (Vitess's "row event gap", hundreds of options) lists
+// its domain in ms with the ends and the pick, and any option of it forks.
+func TestValueChoiceDomain(t *testing.T) {
+	tl := record(t, scenario.RunSpec{Scenario: "vitess-messager", Preset: "unsubscribe-vs-poller", Variant: "buggy", Seed: 1}, 0)
+	for i := 0; i < tl.Len(); i++ {
+		alts, err := tl.Alternatives(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, a := range alts {
+			if a.Domain == nil || a.N <= timeline.MaxValueOptions {
+				continue
+			}
+			d := a.Domain
+			if d.Unit != "ms" || d.Step <= 0 || d.Max != d.Value(a.N-1) || d.Picked != d.Value(a.Picked) {
+				t.Fatalf("%s at step %d: domain %+v of %d options, picked %d", a.Label, i, *d, a.N, a.Picked)
+			}
+			idx := map[int]bool{}
+			for _, o := range a.Options {
+				idx[o.Index] = true
+				if !strings.HasSuffix(o.Text, " ms") {
+					t.Fatalf("option text %q has no unit", o.Text)
+				}
+			}
+			if !idx[0] || !idx[a.N-1] || !idx[a.Picked] || len(a.Options) > timeline.MaxValueOptions {
+				t.Fatalf("%s: options %+v lack the ends or the pick", a.Label, a.Options)
+			}
+			typed := a.N / 3
+			if typed == a.Picked {
+				typed++
+			}
+			b, err := tl.Branch(i, k, typed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			forked := record(t, b.Spec, 0)
+			if got := forked.Trace().Choices[a.Choice].Picked; int(got) != typed {
+				t.Fatalf("the fork picked option %d at choice %d, want %d", got, a.Choice, typed)
+			}
+			want := strconv.FormatFloat(d.Value(typed), 'g', 6, 64) + " ms"
+			if !strings.HasSuffix(b.Text, want) {
+				t.Fatalf("branch text %q, want it to end with %q", b.Text, want)
+			}
+			return
+		}
+	}
+	t.Fatal("no drawn duration with more than MaxValueOptions options in the run")
 }
