@@ -409,7 +409,8 @@ func (g *diagram) axis(grid bool) {
 		title = "virtual time (" + unit + ")"
 	} else {
 		lo, hi = float64(g.from), float64(g.to-1)
-		fmtTick = func(v float64) string { return strconv.Itoa(int(v)) }
+		// Step numbers are 1-based wherever a person reads them.
+		fmtTick = func(v float64) string { return strconv.Itoa(int(v) + 1) }
 	}
 	ticks := niceTicks(lo, hi, nt)
 	if !g.timeAxis {
@@ -716,11 +717,11 @@ func (g *diagram) glyph(k sim.StepKind, x, y float64, step int, dim bool, px flo
 	}
 }
 
-// stepTitle names a step for hovering: "step 12 · phil0 lock: take fork0
+// stepTitle names a step for hovering, 1-based: "step 12 · phil0 lock: take fork0
 // (fork0) at 13 ms".
 func (g *diagram) stepTitle(i int) string {
 	st := g.tr.Step(i)
-	t := "step " + strconv.Itoa(i) + " · " + g.tl.Procs()[st.Proc].Name + " " + st.Kind.String() + ": " + g.tr.Label(st.Label)
+	t := "step " + strconv.Itoa(i+1) + " · " + g.tl.Procs()[st.Proc].Name + " " + st.Kind.String() + ": " + g.tr.Label(st.Label)
 	if ms := g.tl.Mutexes(); (st.Kind == sim.StepLock || st.Kind == sim.StepBlock || st.Kind == sim.StepUnlock) && st.Obj >= 0 && int(st.Obj) < len(ms) {
 		t += " (" + ms[st.Obj].Name + ")"
 	}

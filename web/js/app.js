@@ -88,22 +88,40 @@ async function boot() {
   }
   renderCatalog();
   let restored = false;
-  if (hs.run) {
-    try {
-      const spec = await decodeSpec(hs.run);
-      selectScenario(spec.scenario, spec);
-      await runSpec(spec, { step: hs.step, slice: hs.slice });
-      restored = true;
-    } catch (err) {
-      fail("Could not open the shared link: " + err.message);
-    }
-  }
+  if (hs.run) restored = await openLink(hs);
+  // A link pasted into an open tab (or the back button) loads too; the
+  // page's own address updates use replaceState, which fires no event.
+  window.addEventListener("hashchange", () => {
+    const next = readHash();
+    if (next.run) openLink(next);
+  });
   if (!restored) {
     const first = S.scenarios.find((s) => s.id === FIRST_SCENARIO) || S.scenarios[0];
     selectScenario(first.id);
     await runSpec(readSpec()).catch(() => {});
   }
   RT.ready = true;
+}
+
+// openLink shows what a share link's fragment holds: its run (recorded
+// again when it is not the loaded one), step and causal slice.
+let linkRun = "";
+async function openLink(hs) {
+  try {
+    if (S.run && hs.run === linkRun) {
+      if (hs.step !== null && hs.step !== S.step) await seek(hs.step, { center: true });
+      if (hs.slice !== null && hs.slice !== "" && (!S.slice || S.slice.step !== Number(hs.slice))) await showSlice(Number(hs.slice));
+      return true;
+    }
+    const spec = await decodeSpec(hs.run);
+    linkRun = hs.run;
+    selectScenario(spec.scenario, spec);
+    await runSpec(spec, { step: hs.step, slice: hs.slice });
+    return true;
+  } catch (err) {
+    fail("Could not open the shared link: " + err.message);
+    return false;
+  }
 }
 
 function fail(msg) {
@@ -490,9 +508,9 @@ function renderVerdict() {
 function renderMarks() {
   const marks = [];
   const n = Math.max(1, S.total - 1);
-  for (const v of S.run.violations) marks.push(h("i", { style: `left:${(100 * v.step) / n}%`, title: `${v.property} at step ${v.step}` }));
+  for (const v of S.run.violations) marks.push(h("i", { style: `left:${(100 * v.step) / n}%`, title: `${v.property} at step ${v.step + 1}` }));
   if (S.compare && S.compare.divergence !== undefined && S.compare.divergence >= 0) {
-    marks.push(h("i.div", { style: `left:${(100 * S.compare.divergence) / n}%`, title: `first divergence at step ${S.compare.divergence}` }));
+    marks.push(h("i.div", { style: `left:${(100 * S.compare.divergence) / n}%`, title: `first divergence at step ${S.compare.divergence + 1}` }));
   }
   clear($("#marks"), marks);
 }
@@ -1001,6 +1019,7 @@ function updateHash() {
   hashTimer = setTimeout(async () => {
     if (!S.run) return;
     const run = await encodeSpec(S.run.spec);
+    linkRun = run;
     writeHash({ run, step: S.step, engine: S.engine.name, slice: S.slice ? S.slice.step : null });
   }, 120);
 }
@@ -1008,6 +1027,7 @@ function updateHash() {
 async function share() {
   if (!S.run) return toast("Run something first.");
   const run = await encodeSpec(S.run.spec);
+  linkRun = run;
   const url = writeHash({ run, step: S.step, engine: S.engine.name, slice: S.slice ? S.slice.step : null });
   try {
     await navigator.clipboard.writeText(url);

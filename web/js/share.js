@@ -36,19 +36,30 @@ export async function decodeSpec(text) {
   return JSON.parse(new TextDecoder().decode(bytes));
 }
 
-/** readHash parses the fragment: {run, step, engine, sel}. */
+/**
+ * readHash parses the fragment: {run, step, engine, slice}, steps as
+ * indices. Links carry steps 1-based, as the page shows them ("v=2");
+ * older links without v carry indices and still open where they did.
+ */
 export function readHash(hash = location.hash) {
   const p = new URLSearchParams(hash.replace(/^#/, ""));
-  const step = p.has("step") ? Number(p.get("step")) : null;
-  return { run: p.get("run"), step: Number.isInteger(step) ? step : null, engine: p.get("engine"), slice: p.get("slice") };
+  const base = p.get("v") === "2" ? 1 : 0;
+  const num = (k) => {
+    if (!p.has(k)) return null;
+    const n = Number(p.get(k)) - base;
+    return Number.isInteger(n) && n >= 0 ? n : null;
+  };
+  return { run: p.get("run"), step: num("step"), engine: p.get("engine"), slice: num("slice") };
 }
 
+/** writeHash writes the fragment, steps 1-based. */
 export function writeHash({ run, step, engine, slice }) {
   const p = new URLSearchParams();
   if (run) p.set("run", run);
-  if (step !== null && step !== undefined) p.set("step", String(step));
+  if (step !== null && step !== undefined) p.set("step", String(step + 1));
+  if (slice !== null && slice !== undefined && slice !== "") p.set("slice", String(Number(slice) + 1));
   if (engine) p.set("engine", engine);
-  if (slice !== null && slice !== undefined && slice !== "") p.set("slice", String(slice));
+  p.set("v", "2");
   const h = "#" + p.toString();
   if (h !== location.hash) history.replaceState(null, "", h);
   return location.href;
