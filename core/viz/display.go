@@ -144,15 +144,21 @@ type Overview struct {
 // deficiency.
 const (
 	okBlack     = "#000000"
-	okOrange    = "#E69F00"
-	okSky       = "#56B4E9"
 	okGreen     = "#009E73"
-	okYellow    = "#F0E442"
 	okBlue      = "#0072B2"
 	okVermilion = "#D55E00"
-	okPurple    = "#CC79A7"
+)
+
+// Marks (glyphs, bars, lines) must stand out at 3:1 from the white and
+// grey lane bands (WCAG 1.4.11): the light Okabe-Ito hues darkened to
+// reach it, keeping each hue.
+const (
+	inkOrange = "#BF7300" // Okabe-Ito #E69F00, 3.7:1 on white
+	inkSky    = "#2D8BC9" // #56B4E9, 3.7:1
+	inkPurple = "#B5608F" // #CC79A7, 4.2:1
+	inkYellow = "#938200" // #F0E442, 3.9:1
 )
 
 // seriesPalette orders the palette for lines and mutexes: the darker,
-// most distinct colours first (yellow, weak on white, comes last).
-var seriesPalette = [...]string{okBlue, okOrange, okGreen, okPurple, okSky, okVermilion, okBlack, okYellow}
+// most distinct colours first (yellow comes last).
+var seriesPalette = [...]string{okBlue, inkOrange, okGreen, inkPurple, inkSky, okVermilion, okBlack, inkYellow}

@@ -1031,17 +1031,17 @@ func diagramStyles() []Style {
 		{Class: "hold-label", Fill: "#333333", FontSize: 9, Anchor: "start"},
 		{Class: "legend", Fill: "#333333", FontSize: labelPx, Anchor: "start"},
 		{Class: "ev-receive", Fill: okBlue, Stroke: "#ffffff", StrokeWidth: 1},
-		{Class: "ev-timer", Fill: okOrange, Stroke: "#ffffff", StrokeWidth: 1},
+		{Class: "ev-timer", Fill: inkOrange, Stroke: "#ffffff", StrokeWidth: 1},
 		{Class: "ev-local", Fill: "#555555"},
 		{Class: "ev-lock", Fill: "#222222"},
 		{Class: "ev-unlock", Fill: "#ffffff", Stroke: "#222222", StrokeWidth: 1.5},
 		{Class: "ev-block", Fill: "#ffffff", Stroke: okVermilion, StrokeWidth: 2},
-		{Class: "ev-wait", Fill: "#ffffff", Stroke: okPurple, StrokeWidth: 2},
-		{Class: "ev-signal", Fill: okPurple},
+		{Class: "ev-wait", Fill: "#ffffff", Stroke: inkPurple, StrokeWidth: 2},
+		{Class: "ev-signal", Fill: inkPurple},
 		{Class: "ev-fault", Stroke: okVermilion, StrokeWidth: 2.5},
 		{Class: "ev-exit", Stroke: "#222222", StrokeWidth: 2.5},
 		{Class: "wait", Stroke: okVermilion, StrokeWidth: 2.5, Dash: "5 3"},
-		{Class: "cond-wait", Stroke: okPurple, StrokeWidth: 2, Dash: "2 3"},
+		{Class: "cond-wait", Stroke: inkPurple, StrokeWidth: 2, Dash: "2 3"},
 		{Class: "msg", Stroke: okBlue, StrokeWidth: 1.3},
 		{Class: "msg-head", Fill: okBlue},
 		{Class: "msg-dense", Stroke: okBlue, StrokeWidth: 0.8, Opacity: 0.35},
@@ -1064,7 +1064,7 @@ func diagramStyles() []Style {
 		{Class: "cycle-label-end", Fill: cycleInk, FontSize: labelPx, FontWeight: "bold", Anchor: "end"},
 	}
 	for k, c := range seriesPalette {
-		st = append(st, Style{Class: "hold-m" + strconv.Itoa(k), Fill: c, Opacity: 0.75})
+		st = append(st, Style{Class: "hold-m" + strconv.Itoa(k), Fill: c})
 	}
 	return st
 }

@@ -6,6 +6,7 @@ import { Diagram } from "./diagram.js";
 import { Charts } from "./charts.js";
 import { Overview } from "./overview.js";
 import { CompareView } from "./compare.js";
+import { StepTable } from "./steptable.js";
 import { encodeSpec, decodeSpec, readHash, writeHash } from "./share.js";
 
 const S = {
@@ -43,6 +44,7 @@ let diagram;
 let charts;
 let overview;
 let cmpView;
+let stepTable;
 
 // The diagram's height follows its lanes, up to this many css pixels
 // (beyond, it pans vertically).
@@ -70,6 +72,7 @@ async function boot() {
     },
   });
   RT.compareView = cmpView;
+  stepTable = new StepTable($("#steptable"), $("#steptablebody"), { onSelect: (s) => seek(s, { center: true }) });
   charts = new Charts($("#charts"), { onSelect: (step) => seek(step) });
   RT.charts = charts;
   RT.diagram = diagram;
@@ -287,6 +290,7 @@ function unloadRun() {
   $("#comparepanel").hidden = true;
   renderVerdict();
   renderSearchTarget();
+  stepTable.set(null);
   clear($("#props"), h("li.muted", null, "No run yet."));
   clear($("#inspector"), h("p.muted", null, "No run yet."));
   clear($("#whatif"), h("p.muted", null, "At a step where the schedule made a choice, the other options show here."));
@@ -361,6 +365,7 @@ async function load(summary, opts = {}) {
   renderMarks();
   renderVerdict();
   renderSearchTarget();
+  stepTable.set({ total: S.total, violations: summary.violations, step: (i) => S.steps[i] });
   renderProps(null);
   renderForks();
   RT.phases = { fetch: t1 - t0, diagram: t2 - t1, charts: t3 - t2, panels: performance.now() - t3 };
@@ -526,6 +531,7 @@ async function seek(step, opts = {}) {
   $("#scrub").value = String(step);
   diagram.setCursor(step, opts.center);
   charts.setCursor(step);
+  stepTable.update(step);
   const sv = S.steps[step];
   $("#pos").textContent = `step ${step + 1} / ${S.total}` + (sv ? ` · ${fmtMs(sv.time)}` : "");
   RT.lastSeekSync = performance.now() - t0;
@@ -1093,14 +1099,47 @@ function wire() {
   $("#searchcancel").addEventListener("click", () => S.search && S.search.cancel());
   $("#share").addEventListener("click", share);
   $("#engine").addEventListener("change", (e) => switchEngine(e.target.value));
-  $("#helpbtn").addEventListener("click", () => ($("#help").hidden = false));
-  $("#helpclose").addEventListener("click", () => ($("#help").hidden = true));
-  $("#help").addEventListener("click", (e) => { if (e.target.id === "help") $("#help").hidden = true; });
+  $("#helpbtn").addEventListener("click", openHelp);
+  $("#helpclose").addEventListener("click", closeHelp);
+  $("#help").addEventListener("click", (e) => { if (e.target.id === "help") closeHelp(); });
+  $("#help").addEventListener("keydown", trapFocus);
   $("#menu").addEventListener("click", () => $("#catalog").classList.toggle("open"));
   for (const b of document.querySelectorAll("[data-export]")) b.addEventListener("click", () => exportRun(b.dataset.export));
   document.addEventListener("keydown", onKey);
   window.addEventListener("error", (e) => RT.errors.push(String(e.message)));
   window.addEventListener("unhandledrejection", (e) => RT.errors.push(String(e.reason && e.reason.message ? e.reason.message : e.reason)));
+}
+
+// The help dialog takes the focus while open, keeps Tab inside, and gives
+// the focus back to whatever had it.
+let helpOpener = null;
+function openHelp() {
+  helpOpener = document.activeElement;
+  $("#help").hidden = false;
+  $("#helpclose").focus();
+}
+
+function closeHelp() {
+  $("#help").hidden = true;
+  const back = helpOpener && helpOpener.isConnected ? helpOpener : $("#helpbtn");
+  helpOpener = null;
+  back.focus();
+}
+
+function trapFocus(e) {
+  if (e.key !== "Tab") return;
+  const items = [...$("#help").querySelectorAll("button, [href], input, select, [tabindex]:not([tabindex='-1'])")].filter((el) => !el.disabled);
+  if (!items.length) return;
+  const first = items[0];
+  const last = items[items.length - 1];
+  const inside = $("#help").contains(document.activeElement);
+  if (e.shiftKey && (document.activeElement === first || !inside)) {
+    e.preventDefault();
+    last.focus();
+  } else if (!e.shiftKey && (document.activeElement === last || !inside)) {
+    e.preventDefault();
+    first.focus();
+  }
 }
 
 function onKey(e) {
@@ -1123,9 +1162,9 @@ function onKey(e) {
     "-": () => diagram.zoomBy(1 / 1.5),
     0: () => diagram.fit(),
     r: () => runSpec(readSpec()).catch(() => {}),
-    "?": () => ($("#help").hidden = !$("#help").hidden),
+    "?": () => ($("#help").hidden ? openHelp() : closeHelp()),
     Escape: () => {
-      if (!$("#help").hidden) $("#help").hidden = true;
+      if (!$("#help").hidden) closeHelp();
       else clearSlice();
     },
   }[k];

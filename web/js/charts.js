@@ -63,7 +63,7 @@ export class Charts {
     }
     const sx = p.toScreen(p.domainX(v));
     ctx.setTransform(p.dpr, 0, 0, p.dpr, 0, 0);
-    ctx.strokeStyle = "rgba(230,159,0,.9)";
+    ctx.strokeStyle = "#BF7300";
     ctx.lineWidth = 2;
     ctx.beginPath();
     ctx.moveTo(sx, 0);

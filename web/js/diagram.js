@@ -268,7 +268,7 @@ export class Diagram {
         const sx = p.toScreen(x);
         ctx.setTransform(p.dpr, 0, 0, p.dpr, 0, 0);
         if (sx >= p.plotX() - 1) {
-          ctx.strokeStyle = "rgba(230,159,0,.9)";
+          ctx.strokeStyle = "#BF7300"; // orange at 3.7:1 on white
           ctx.lineWidth = 2;
           ctx.beginPath();
           ctx.moveTo(sx, 0);
