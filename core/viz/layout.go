@@ -416,6 +416,10 @@ func (g *diagram) axis(grid bool) {
 	if !g.timeAxis {
 		ticks = integerTicks(ticks)
 	}
+	// Grid lines, then tick marks, then labels: a painter strokes each
+	// group as one path instead of switching style at every tick.
+	xs := make([]float64, 0, len(ticks))
+	vs := make([]float64, 0, len(ticks))
 	for _, v := range ticks {
 		var x float64
 		if g.timeAxis {
@@ -426,11 +430,18 @@ func (g *diagram) axis(grid bool) {
 		if x < g.left-0.5 || x > g.right+0.5 {
 			continue
 		}
-		if grid {
+		xs, vs = append(xs, x), append(vs, v)
+	}
+	if grid {
+		for _, x := range xs {
 			g.add(Shape{Type: Line, Class: "grid", X: x, Y: g.top, X2: x, Y2: g.bottom, Step: -1})
 		}
+	}
+	for _, x := range xs {
 		g.add(Shape{Type: Line, Class: "axis", X: x, Y: y, X2: x, Y2: y + 5, Step: -1})
-		g.add(Shape{Type: Text, Class: "tick-label", X: x, Y: y + 18, Text: fmtTick(v), Step: -1})
+	}
+	for k, x := range xs {
+		g.add(Shape{Type: Text, Class: "tick-label", X: x, Y: y + 18, Text: fmtTick(vs[k]), Step: -1})
 	}
 	g.add(Shape{Type: Text, Class: "axis-title", X: g.right, Y: y + 34, Text: title, Step: -1})
 }
@@ -874,16 +885,18 @@ func (g *diagram) aggregates() {
 		c.last = i
 		most = max(most, c.n)
 	}
-	for li := range g.lanes {
-		y := g.lanes[li].cy - aggH/2
-		for col := 0; col < AggCols; col++ {
-			c := cells[li*AggCols+col]
-			if c.n == 0 {
-				continue
+	// By shade, so a painter fills each shade as one path.
+	for level := 1; level <= 4; level++ {
+		for li := range g.lanes {
+			y := g.lanes[li].cy - aggH/2
+			for col := 0; col < AggCols; col++ {
+				c := cells[li*AggCols+col]
+				if c.n == 0 || min(4, 1+(4*c.n-1)/most) != level {
+					continue
+				}
+				title := strconv.Itoa(c.n) + " steps of " + g.lanes[li].info.Label + ", steps " + strconv.Itoa(c.first+1) + "–" + strconv.Itoa(c.last+1)
+				g.add(Shape{Type: Rect, Class: "agg-" + strconv.Itoa(level), X: g.left + float64(col)*w, Y: y, W: w, H: aggH, Step: c.first, Dim: g.dim(c.first), Title: title})
 			}
-			level := min(4, 1+(4*c.n-1)/most)
-			title := strconv.Itoa(c.n) + " steps of " + g.lanes[li].info.Label + ", steps " + strconv.Itoa(c.first+1) + "–" + strconv.Itoa(c.last+1)
-			g.add(Shape{Type: Rect, Class: "agg-" + strconv.Itoa(level), X: g.left + float64(col)*w, Y: y, W: w, H: aggH, Step: c.first, Dim: g.dim(c.first), Title: title})
 		}
 	}
 	g.d.Aggregated = true

@@ -4,6 +4,10 @@
 // only a blit and a line.
 import { Painter } from "./paint.js";
 
+// A newly laid-out window opens at no less than this zoom (the layout has
+// about 14 px per step, so 3.5 px per step), centred on the cursor.
+const READABLE_ZOOM = 0.25;
+
 export class Diagram {
   constructor(canvas, { onSelect, onHover, onDraw, onLane }) {
     this.p = new Painter(canvas);
@@ -52,7 +56,7 @@ export class Diagram {
     this.p.setLanes(list && this.laneModes ? list.lanes.map((l) => this.laneModes.get(l.label) || "show") : null);
     this.contentHeight = list ? this.p.mapY(this.bottom) + 12 : 0;
     this.p.resize();
-    this.fit();
+    this.fit(READABLE_ZOOM);
     return legend;
   }
 
@@ -141,7 +145,12 @@ export class Diagram {
     this.draw();
   }
 
-  fit() {
+  /**
+   * fit shows the whole laid-out window (dense parts as aggregate marks),
+   * or, given a least zoom, as much of it as that zoom allows: a new
+   * window opens readable around the cursor, and "fit" shows it all.
+   */
+  fit(least = 0) {
     const l = this.p.list;
     this.p.kx = 1;
     this.p.tx = 0;
@@ -149,8 +158,7 @@ export class Diagram {
     if (l) {
       const avail = this.p.w - this.p.plotX() - 8;
       const used = l.width - l.plot.x;
-      // The whole laid-out window: dense parts show aggregate marks.
-      if (used > 0 && avail > 0) this.p.kx = Math.min(1, avail / used);
+      if (used > 0 && avail > 0) this.p.kx = Math.min(1, Math.max(least, avail / used));
     }
     this.clampPan();
     this.p.invalidate();

@@ -104,7 +104,11 @@ export class Painter {
     this.styles = new Map((list && list.styles ? list.styles : []).map((s) => [s.class, s]));
     this.stepX = new Map();
     this.glyph = new Map(); // step -> its circle or polygon
+    // Two spatial indexes: the shapes painted at a readable zoom, and
+    // those painted zoomed out (aggregate marks instead of single steps),
+    // so a zoomed-out repaint never walks the steps it does not draw.
     this.buckets = [];
+    this.aggBuckets = [];
     if (list) {
       const px = list.plot.x;
       list.shapes.forEach((s, i) => {
@@ -115,7 +119,12 @@ export class Painter {
         }
         if (gutter(s, px)) return;
         const [lo, hi] = extent(s);
-        for (let b = Math.max(0, Math.floor(lo / BUCKET)); b <= Math.floor(hi / BUCKET); b++) (this.buckets[b] ||= []).push(i);
+        const agg = !!s.c && s.c.startsWith("agg-");
+        const det = detail(s.c);
+        for (let b = Math.max(0, Math.floor(lo / BUCKET)); b <= Math.floor(hi / BUCKET); b++) {
+          if (!agg) (this.buckets[b] ||= []).push(i);
+          if (!det) (this.aggBuckets[b] ||= []).push(i);
+        }
       });
     }
     this.layerOK = false;
@@ -125,8 +134,9 @@ export class Painter {
   inView(left, right) {
     const out = [];
     const seen = new Set();
-    for (let b = Math.max(0, Math.floor(left / BUCKET)); b <= Math.floor(right / BUCKET) && b < this.buckets.length; b++) {
-      for (const i of this.buckets[b] || []) {
+    const buckets = this.agg ? this.aggBuckets : this.buckets;
+    for (let b = Math.max(0, Math.floor(left / BUCKET)); b <= Math.floor(right / BUCKET) && b < buckets.length; b++) {
+      for (const i of buckets[b] || []) {
         if (!seen.has(i)) {
           seen.add(i);
           out.push(i);
@@ -237,6 +247,9 @@ export class Painter {
     let alpha = 1;
     let open = false;
     const rowEnd = new Map();
+    let font = "";
+    const dedup = this.agg;
+    const painted = new Set();
     const flush = () => {
       if (!open) return;
       const st = cur;
@@ -250,16 +263,21 @@ export class Painter {
       const st = this.styles.get(s.c) || fallback;
       const a = (st.opacity || 1) * (dim && s.s >= 0 && !dim.has(s.s) ? DIM : s.dim ? DIM : 1);
       if (s.t === "text") {
-        flush();
-        ctx.font = `${st.fontWeight || "400"} ${st.fontSize || 11}px system-ui, "DejaVu Sans", Arial, sans-serif`;
         const x = this.toScreen(s.x);
+        // Zoomed out, step labels (and axis ticks) collide: keep the
+        // first of a row. A label that starts left of the last one's end
+        // is dropped before it is measured or breaks the current path.
+        const row = Math.round(s.y);
+        const packs = s.s >= 0 || s.c === "tick-label";
+        const end = packs ? rowEnd.get(row) ?? -Infinity : -Infinity;
+        if (packs && st.anchor !== "end" && x < end + 4) continue;
+        const f = `${st.fontWeight || "400"} ${st.fontSize || 11}px system-ui, "DejaVu Sans", Arial, sans-serif`;
+        if (f !== font) ctx.font = font = f;
         const w = ctx.measureText(s.text).width;
         const x0 = st.anchor === "middle" ? x - w / 2 : st.anchor === "end" ? x - w : x;
-        // Zoomed out, step labels collide: keep the first of a row.
-        const row = Math.round(s.y);
-        const packs = s.s >= 0 || s.c === "tick-label"; // zoomed out, ticks collide too
-        if (packs && x0 < (rowEnd.get(row) ?? -Infinity) + 4) continue;
+        if (packs && x0 < end + 4) continue;
         if (packs) rowEnd.set(row, x0 + w);
+        flush();
         ctx.globalAlpha = a;
         ctx.textAlign = st.anchor === "middle" ? "center" : st.anchor === "end" ? "right" : "left";
         ctx.textBaseline = "alphabetic";
@@ -267,6 +285,16 @@ export class Painter {
         ctx.fillText(s.text, x, this.mapY(s.y));
         cur = null;
         continue;
+      }
+      // Zoomed out, many bars and lines land on the same pixels: paint
+      // each pixel-rounded one once (rasterizing thousands of coinciding
+      // shapes is what makes a zoomed-out repaint slow).
+      if (dedup && (s.t === "rect" || s.t === "line")) {
+        const k = s.t === "rect"
+          ? `${s.c}|${Math.round(this.toScreen(s.x))}|${Math.round(s.y)}|${Math.round(s.w * this.kx)}|${s.h}|${a}`
+          : `${s.c}|${Math.round(this.toScreen(s.x))}|${Math.round(s.y)}|${Math.round(this.toScreen(s.x2))}|${Math.round(s.y2)}|${a}`;
+        if (painted.has(k)) continue;
+        painted.add(k);
       }
       if (st !== cur || a !== alpha) {
         flush();
