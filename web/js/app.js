@@ -690,6 +690,12 @@ function showHover(step, x, y) {
     return;
   }
   const s = S.steps[step];
+  const shape = diagram.p.hitShape;
+  if (shape && shape.c && shape.c.startsWith("agg-")) {
+    clear(card, h("div", null, shape.title || ""), h("div", null, h("span.k", null, "zoom in to see them one by one")));
+    placeCard(card, x, y);
+    return;
+  }
   clear(card,
     h("div", null, h("b", null, `step ${s.index + 1}`), ` · ${fmtMs(s.time)}`),
     h("div", null, h("span.k", null, "process "), s.procName, s.nodeName && s.nodeName !== s.procName ? ` on ${s.nodeName}` : ""),
@@ -698,6 +704,10 @@ function showHover(step, x, y) {
     s.sends && s.sends.length ? h("div", null, h("span.k", null, "sends "), s.sends.map((m) => "#" + m).join(", ")) : null,
     s.choices ? h("div", null, h("span.k", null, `${s.choices} choice${s.choices > 1 ? "s" : ""} here: what-if available`)) : null,
     S.run.violations.filter((v) => v.step === step).map((v) => h("div", null, h("b", null, v.property), ": ", v.message)));
+  placeCard(card, x, y);
+}
+
+function placeCard(card, x, y) {
   const wrap = $("#diagramwrap").getBoundingClientRect();
   card.hidden = false;
   const cw = card.offsetWidth;
@@ -1180,7 +1190,6 @@ RT.jump = jump;
 RT.stepBy = stepBy;
 RT.showSlice = showSlice;
 RT.toggleLane = toggleLane;
-RT.charts = null;
 RT.runSpec = (spec) => {
   selectScenario(spec.scenario, spec);
   return runSpec(spec);

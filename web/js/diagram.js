@@ -165,12 +165,6 @@ export class Diagram {
     this.draw();
   }
 
-  fitLanes() {
-    this.p.ty = 0;
-    this.p.invalidate();
-    this.draw();
-  }
-
   zoomBy(f, sx) {
     const l = this.p.list;
     if (!l) return;

@@ -365,6 +365,7 @@ export class Painter {
 
   /** hit returns the step of the shape nearest to the css point, or null. */
   hit(sx, sy, radius = 7) {
+    this.hitShape = null; // the shape hit, for a caller that shows more than its step
     if (!this.list) return null;
     const y = this.unmapY(sy - this.ty);
     let best = null;
@@ -404,6 +405,7 @@ export class Painter {
       if (d < bestD) {
         bestD = d;
         best = s.s;
+        this.hitShape = s;
       }
     }
     return best;
