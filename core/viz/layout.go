@@ -500,6 +500,12 @@ func (g *diagram) spans() {
 		case timeline.SpanWait:
 			g.add(Shape{Type: Line, Class: "wait", X: x0, Y: l.cy, X2: x1, Y2: l.cy, Step: s.Start, Dim: g.dim(s.Start),
 				Title: procs[s.Proc].Name + " waits for " + name})
+			// A blocked process takes no step while it waits, so the middle
+			// of a long wait has room to say what it waits for (clear of
+			// the blocking step's own label at its start).
+			if t := "waits for " + name; x1-x0 >= 2*maxLabelW && textWidth(t, labelPx) < maxLabelW {
+				g.add(Shape{Type: Text, Class: "wait-label", X: (x0 + x1) / 2, Y: l.cy - 4, Text: t, Step: s.Start, Dim: g.dim(s.Start)})
+			}
 			continue
 		case timeline.SpanCond:
 			g.add(Shape{Type: Line, Class: "cond-wait", X: x0, Y: l.cy, X2: x1, Y2: l.cy, Step: s.Start, Dim: g.dim(s.Start),
@@ -1042,6 +1048,7 @@ func diagramStyles() []Style {
 		{Class: "axis-title", Fill: "#444444", FontSize: 11, Anchor: "end"},
 		{Class: "label", Fill: "#333333", FontSize: labelPx, Anchor: "start"},
 		{Class: "hold-label", Fill: "#333333", FontSize: 9, Anchor: "start"},
+		{Class: "wait-label", Fill: "#a84400", FontSize: labelPx, Anchor: "middle"},
 		{Class: "legend", Fill: "#333333", FontSize: labelPx, Anchor: "start"},
 		{Class: "ev-receive", Fill: okBlue, Stroke: "#ffffff", StrokeWidth: 1},
 		{Class: "ev-timer", Fill: inkOrange, Stroke: "#ffffff", StrokeWidth: 1},
