@@ -276,8 +276,8 @@ func chartStyles() []Style {
 	for k, c := range seriesPalette {
 		st = append(st, Style{Class: seriesClass(k), Stroke: c, StrokeWidth: 2},
 			Style{Class: seriesClass(k) + "-dot", Fill: c, Stroke: "#ffffff", StrokeWidth: 1},
-			Style{Class: seriesClass(k) + "-value", Fill: c, FontSize: labelPx, FontWeight: "bold", Anchor: "start"},
-			Style{Class: seriesClass(k) + "-value-end", Fill: c, FontSize: labelPx, FontWeight: "bold", Anchor: "end"})
+			Style{Class: seriesClass(k) + "-value", Fill: textPalette[k], FontSize: labelPx, FontWeight: "bold", Anchor: "start"},
+			Style{Class: seriesClass(k) + "-value-end", Fill: textPalette[k], FontSize: labelPx, FontWeight: "bold", Anchor: "end"})
 	}
 	return st
 }

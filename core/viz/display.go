@@ -162,3 +162,10 @@ const (
 // seriesPalette orders the palette for lines and mutexes: the darker,
 // most distinct colours first (yellow comes last).
 var seriesPalette = [...]string{okBlue, inkOrange, okGreen, inkPurple, inkSky, okVermilion, okBlack, inkYellow}
+
+// textPalette is seriesPalette darkened further for text, which needs
+// 4.5:1 on white (WCAG 1.4.3): a series' value printed in its colour.
+var textPalette = [...]string{okBlue, "#9E6300", "#007A5A", "#A8557F", "#1A6FA8", "#B04E00", okBlack, "#7F7000"}
+
+// textVermilion is the vermilion of violation names (5.3:1 on white).
+const textVermilion = "#B04E00"

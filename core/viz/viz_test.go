@@ -641,3 +641,66 @@ func TestAggregatesAndOverview(t *testing.T) {
 		t.Errorf("a window of 100 steps is aggregated")
 	}
 }
+
+// contrast is the WCAG contrast ratio of a #rrggbb colour against white.
+func contrast(t *testing.T, hex string) float64 {
+	t.Helper()
+	var rgb [3]float64
+	for k := range rgb {
+		v, err := strconv.ParseUint(hex[1+2*k:3+2*k], 16, 8)
+		if err != nil || len(hex) != 7 {
+			t.Fatalf("colour %q is not #rrggbb", hex)
+		}
+		c := float64(v) / 255
+		if c <= 0.03928 {
+			rgb[k] = c / 12.92
+		} else {
+			rgb[k] = math.Pow((c+0.055)/1.055, 2.4)
+		}
+	}
+	l := 0.2126*rgb[0] + 0.7152*rgb[1] + 0.0722*rgb[2]
+	return 1.05 / (l + 0.05)
+}
+
+// TestContrast: text reads at 4.5:1 on white (WCAG 1.4.3) and the marks
+// that carry meaning — glyphs, bars, arrows, series — at 3:1 (1.4.11).
+func TestContrast(t *testing.T) {
+	tl := workload(t, 50)
+	d, err := viz.Layout(tl, viz.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := viz.Charts(tl, viz.ChartOptions{Cursor: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	marks := []string{"ev-", "hold-m", "cycle", "wait", "cond-wait", "msg", "violation", "series-"}
+	texts, inks := 0, 0
+	for _, st := range append(d.Styles, c.Styles...) {
+		if st.FontSize > 0 {
+			texts++
+			if r := contrast(t, st.Fill); r < 4.5 {
+				t.Errorf("text class %s: %s is %.2f:1 on white, want 4.5", st.Class, st.Fill, r)
+			}
+			continue
+		}
+		mark := false
+		for _, m := range marks {
+			mark = mark || strings.HasPrefix(st.Class, m)
+		}
+		if !mark || st.Class == "msg-dense" || st.Class == "msg-dense-head" { // dense arrows are a faint texture by design
+			continue
+		}
+		inks++
+		ink := st.Stroke
+		if st.Fill != "" && st.Fill != "#ffffff" {
+			ink = st.Fill
+		}
+		if r := contrast(t, ink); r < 3 || (st.Opacity != 0 && st.Opacity < 1) {
+			t.Errorf("mark class %s: %s at opacity %v is %.2f:1 on white, want 3", st.Class, ink, st.Opacity, r)
+		}
+	}
+	if texts < 20 || inks < 30 {
+		t.Fatalf("checked %d text and %d mark styles; the style lists lost their classes", texts, inks)
+	}
+}
