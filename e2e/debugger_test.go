@@ -323,6 +323,10 @@ func searchFindsBug(t *testing.T, p *page) {
 		t.Fatalf("search did not find the deadlock: %v", res)
 	}
 	p.wait("the counterexample loaded", `__rt.S.run && __rt.S.run.violations.length > 0 && __rt.S.run.spec.schedule`, 30*time.Second)
+	p.wait("the search's status after loading", `__rt.S.search === null`, 30*time.Second)
+	if got := eval[string](p, `document.querySelector("#searchstatus").textContent`); !strings.Contains(got, "Loaded in the debugger") {
+		t.Errorf("after loading the counterexample the search status reads %q", got)
+	}
 	t.Logf("search: %v states, %v runs, schedule of %v choices: %v", res["states"], res["runs"], res["length"], res["violation"])
 }
 

@@ -122,6 +122,9 @@ func TestPerformance(t *testing.T) {
 		p := browser(t, 1280, 800)
 		p.open(staticServer(t).URL + "/#engine=wasm")
 		selectScenario(p, "tarantool-raft-relay")
+		// The card runs its first preset; the search starts once it is
+		// loaded (the search follows the loaded run).
+		p.wait("the preset's run", `__rt.S.run && __rt.S.run.spec.scenario === "tarantool-raft-relay" && __rt.loaded === __rt.S.run.id`, 60*time.Second)
 		eval[any](p, `(() => {
 			__rt.longest = 0; __rt.lag = 0; __rt.probe = true; __rt.t0 = performance.now();
 			new PerformanceObserver((l) => { for (const e of l.getEntries()) { (__rt.tasks = __rt.tasks || []).push([Math.round(e.startTime - __rt.t0), Math.round(e.duration), !!__rt.lastSearch]); if (__rt.probe && !__rt.lastSearch) __rt.longest = Math.max(__rt.longest, e.duration); } }).observe({type: "longtask"});

@@ -925,7 +925,10 @@ function searchSpec() {
   return S.scenario ? readSpec() : null;
 }
 
-const targetKey = (sp) => (sp ? JSON.stringify([sp.scenario, sp.preset, sp.variant, sp.params]) : "");
+// targetKey names a search target; parameters in name order, since a
+// spec from the form, from a run's summary and from a counterexample may
+// list them in different orders.
+const targetKey = (sp) => (sp ? JSON.stringify([sp.scenario, sp.preset, sp.variant, Object.entries(sp.params || {}).sort(([a], [b]) => (a < b ? -1 : 1))]) : "");
 let statusKey = "";
 
 function renderSearchTarget() {
