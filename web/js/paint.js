@@ -308,6 +308,14 @@ export class Painter {
         ctx.beginPath();
         open = true;
       }
+      // A filled, unstroked rectangle (a bar, an aggregate mark) takes
+      // the rasterizer's fast path; one path of thousands does not.
+      if (s.t === "rect" && !(st.stroke && st.strokeWidth)) {
+        const x = this.toScreen(s.x);
+        const y0 = this.mapY(s.y);
+        ctx.fillRect(x, y0, Math.max(1, s.w * (s.x < this.layoutPX() ? 1 : this.kx)), Math.max(s.h ? 1 : 0, this.mapY(s.y + s.h) - y0));
+        continue;
+      }
       this.trace(ctx, s);
     }
     flush();
