@@ -87,6 +87,20 @@ func longRunNavigation(t *testing.T, p *page) {
 		t.Errorf("the charts canvas is %v px tall for %v px of charts", ch.W, lh)
 	}
 
+	// Charts fold one by one: the canvas loses that panel's height.
+	panels := eval[int](p, `__rt.charts.bands.length`)
+	before := eval[float64](p, `document.querySelector("#charts").clientHeight`)
+	p.click("#chartfolds button")
+	after := eval[float64](p, `document.querySelector("#charts").clientHeight`)
+	frame := eval[float64](p, `__rt.charts.bands[0].h - __rt.charts.bands[0].keep`)
+	if panels < 2 || after > before-frame+1 || eval[string](p, `document.querySelector("#chartfolds button").getAttribute("aria-pressed")`) != "true" {
+		t.Errorf("%d chart panels; folding the first left the charts %v px tall (was %v, its panel is %v px)", panels, after, before, frame)
+	}
+	p.click("#chartfolds button")
+	if got := eval[float64](p, `document.querySelector("#charts").clientHeight`); got != before {
+		t.Errorf("unfolding the first chart left the charts %v px tall, want %v", got, before)
+	}
+
 	// Tarantool's random elections: 15 lanes, all within the diagram.
 	loadSpec(p, scenario.RunSpec{Scenario: "tarantool-raft-relay", Preset: "random-elections", Variant: "drop", Seed: 1})
 	lanes := eval[int](p, `__rt.diagram.p.list.lanes.length`)

@@ -73,7 +73,7 @@ async function boot() {
   });
   RT.compareView = cmpView;
   stepTable = new StepTable($("#steptable"), $("#steptablebody"), { onSelect: (s) => seek(s, { center: true }) });
-  charts = new Charts($("#charts"), { onSelect: (step) => seek(step) });
+  charts = new Charts($("#charts"), { onSelect: (step) => seek(step), folds: $("#chartfolds") });
   RT.charts = charts;
   RT.diagram = diagram;
   wire();

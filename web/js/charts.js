@@ -1,11 +1,18 @@
 // The charts under the diagram: the Go display list of the run's series,
 // with a cursor at the current step, in a box that scrolls. Clicking a point selects its step.
 import { Painter } from "./paint.js";
+import { h, clear } from "./dom.js";
+
+// A chart's title row (viz chartTitleH): what stays of a folded chart.
+const TITLE_H = 24;
 
 export class Charts {
-  constructor(canvas, { onSelect }) {
+  constructor(canvas, { onSelect, folds }) {
     this.p = new Painter(canvas);
     this.canvas = canvas;
+    this.folds = folds; // the element for the fold buttons, or null
+    this.bands = [];
+    this.folded = new Set(); // titles of folded charts, kept across runs
     this.cursor = -1;
     this.stepTime = null;
     new ResizeObserver(() => {
@@ -24,10 +31,39 @@ export class Charts {
     const empty = !list || !list.shapes || list.shapes.length === 0;
     this.canvas.hidden = empty;
     if (this.canvas.parentElement) this.canvas.parentElement.hidden = empty;
+    if (this.folds) this.folds.hidden = empty;
     if (empty) return;
-    // Every panel at its height; the box around the canvas scrolls.
-    this.canvas.style.height = Math.max(list.height, 100) + "px";
     this.p.setList(list);
+    // Each panel (its frame and the title row above it) can be folded.
+    this.bands = [];
+    const titles = new Map(list.shapes.filter((t) => t.c === "chart-title").map((t) => [Math.round(t.y), t.text]));
+    for (const s of list.shapes) {
+      if (s.c !== "chart-frame") continue;
+      const title = titles.get(Math.round(s.y - 8)) || `chart ${this.bands.length + 1}`;
+      this.bands.push({ y: s.y - TITLE_H, h: s.h + TITLE_H, keep: TITLE_H, title });
+    }
+    this.renderFolds();
+    this.applyFolds();
+  }
+
+  renderFolds() {
+    if (!this.folds) return;
+    clear(this.folds, this.bands.length > 1 ? [h("span.muted", null, "Fold:"), ...this.bands.map((b) =>
+      h("button.btn.small", { type: "button", "aria-pressed": String(this.folded.has(b.title)), onclick: () => this.toggle(b.title) }, b.title))] : []);
+  }
+
+  toggle(title) {
+    if (this.folded.has(title)) this.folded.delete(title);
+    else this.folded.add(title);
+    this.renderFolds();
+    this.applyFolds();
+  }
+
+  // applyFolds folds the chosen panels; the canvas is as tall as what
+  // is left (the box around it scrolls).
+  applyFolds() {
+    this.p.setFolds(this.bands, this.bands.map((b) => this.folded.has(b.title)));
+    this.canvas.style.height = Math.max(this.p.height(), 60) + "px";
     this.p.resize();
     this.fit();
   }

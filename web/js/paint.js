@@ -71,10 +71,36 @@ export class Painter {
     if (!ls) return y;
     if (y < ls[0].y) return y;
     for (const s of ls) {
-      if (y < s.y + s.h) return s.ny + ((y - s.y) * s.nh) / s.h;
+      if (y < s.y + s.h) return s.mode === "fold" ? s.ny + (y - s.y) : s.ny + ((y - s.y) * s.nh) / s.h;
     }
     const last = ls[ls.length - 1];
     return y - (last.y + last.h) + last.ny + last.nh;
+  }
+
+  /**
+   * setFolds folds bands of the list (a chart's panels): each band
+   * {y, h, keep} folded keeps its top keep pixels (its title) and hides
+   * the rest; the others stay as they are.
+   */
+  setFolds(bands, folded) {
+    if (!bands.length || !folded.some(Boolean)) {
+      this.lanes = null;
+    } else {
+      let shift = 0;
+      this.lanes = bands.map((b, i) => {
+        const nh = folded[i] ? b.keep : b.h;
+        const seg = { y: b.y, h: b.h, ny: b.y - shift, nh, mode: folded[i] ? "fold" : "show" };
+        shift += b.h - nh;
+        return seg;
+      });
+    }
+    this.layerOK = false;
+  }
+
+  /** laneSeg is the lane (or band) segment a display-list y lies in. */
+  laneSeg(y) {
+    for (const s of this.lanes || []) if (y >= s.y && y < s.y + s.h) return s;
+    return null;
   }
 
   /** laneMode is the mode of the lane a display-list y lies in. */
@@ -90,7 +116,7 @@ export class Painter {
     const ls = this.lanes;
     if (!ls || ny < ls[0].ny) return ny;
     for (const s of ls) {
-      if (ny < s.ny + s.nh) return s.y + ((ny - s.ny) * s.h) / (s.nh || 1);
+      if (ny < s.ny + s.nh) return s.mode === "fold" ? s.y + (ny - s.ny) : s.y + ((ny - s.ny) * s.h) / (s.nh || 1);
     }
     const last = ls[ls.length - 1];
     return ny - last.ny - last.nh + last.y + last.h;
@@ -331,7 +357,9 @@ export class Painter {
   hiddenShape(s) {
     if (s.t === "rect" && s.h > 200) return false; // node bands
     const y = s.t === "polygon" || s.t === "polyline" ? s.p[1] : s.y;
-    const m = this.laneMode(y);
+    const seg = this.laneSeg(y);
+    if (seg && seg.mode === "fold") return Math.max(y, s.t === "line" ? s.y2 : s.y + (s.h || 0)) > seg.y + seg.nh;
+    const m = seg ? seg.mode : "show";
     if (s.t === "line" && s.y2 !== s.y) return m === "hide" && this.laneMode(s.y2) === "hide";
     if (m === "hide") return true;
     return m === "collapse" && s.t === "text" && s.c !== "lane-label";
