@@ -38,17 +38,9 @@ func longRunNavigation(t *testing.T, p *page) {
 	if total <= 10000 {
 		t.Fatalf("steady-hot-shard has %d steps, want a long run", total)
 	}
-	p.click("#zoomfit")
-	fits := eval[bool](p, `(() => { const d = __rt.diagram.p, l = d.list; return d.kx * (l.width - l.plot.x) <= d.w - d.plotX(); })()`)
-	if !fits {
-		t.Errorf("after fit the laid-out window (%d steps) is wider than the plot", eval[int](p, `__rt.S.win.to - __rt.S.win.from`))
-	}
-	if !eval[bool](p, `__rt.diagram.p.list.aggregated && __rt.diagram.p.aggregated()`) {
-		t.Errorf("zoomed out to fit, the diagram does not merge dense steps into aggregate marks")
-	}
-
 	// The overview: the whole run, the window outlined; a drag over its
-	// last tenth lays out a window there and shows those steps.
+	// last tenth, outside the first window, lays out a window there and
+	// shows those steps.
 	if n := eval[int](p, `__rt.overview.data ? __rt.overview.data.steps : 0`); n != total {
 		t.Fatalf("the overview covers %d steps, want %d", n, total)
 	}
@@ -58,6 +50,17 @@ func longRunNavigation(t *testing.T, p *page) {
 	inRange := fmt.Sprintf(`(() => { const v = __rt.diagram.visibleSteps(); return !!v && v[0] >= %d && v[1] <= %d; })()`, total*85/100, total*99/100+1)
 	p.wait("the dragged range in view", inRange, 10*time.Second)
 	view := eval[[]int](p, `__rt.diagram.visibleSteps()`)
+
+	// "fit" lays out the whole run and shows it, dense steps merged.
+	p.click("#zoomfit")
+	p.wait("the whole run laid out", fmt.Sprintf(`__rt.S.win.from === 0 && __rt.S.win.to === %d && __rt.diagram.p.list.to === %d`, total, total), 60*time.Second)
+	fits := eval[bool](p, `(() => { const d = __rt.diagram.p, l = d.list; return d.kx * (l.width - l.plot.x) <= d.w - d.plotX(); })()`)
+	if !fits {
+		t.Errorf("after fit the whole run (%d steps) is wider than the plot", total)
+	}
+	if !eval[bool](p, `__rt.diagram.p.list.aggregated && __rt.diagram.p.aggregated()`) {
+		t.Errorf("zoomed out to fit, the diagram does not merge dense steps into aggregate marks")
+	}
 
 	// The wheel scrolls the page unless Ctrl is held or the diagram has
 	// the focus.

@@ -36,6 +36,11 @@ const PAUSE_ICON = '<svg viewBox="0 0 16 16" width="14" height="14" aria-hidden=
 // The diagram lays out at most this many steps at once.
 const DIAGRAM_WINDOW = 10000;
 
+// "fit" lays out the whole run when it has at most this many steps
+// (about a second in the worker for 20,000); beyond, it fits the window
+// and the overview strip shows the rest.
+const FIT_MAX = 40000;
+
 // The page opens on this bug at its violation (the Vitess deadlock: the
 // first thing a visitor sees is a bug, drawn), else on the first one.
 const FIRST_SCENARIO = "vitess-messager";
@@ -403,6 +408,34 @@ async function relayout(step) {
   } finally {
     relayouting = null;
   }
+}
+
+// fitAll shows the whole run: a long one is laid out whole first (dense
+// steps then show as aggregate marks), up to FIT_MAX steps.
+async function fitAll() {
+  if (!S.run) return;
+  const id = S.run.id;
+  if (S.win && S.win.to - S.win.from < S.total) {
+    if (S.total > FIT_MAX) {
+      toast(`Fit shows ${fmtInt(S.win.to - S.win.from)} of the run's ${fmtInt(S.total)} steps; the overview above shows them all.`);
+    } else {
+      $("#busy").hidden = false;
+      $("#busy").textContent = `Laying out all ${fmtInt(S.total)} steps…`;
+      try {
+        const layout = await S.engine.layout(id, 0, S.total);
+        if (!S.run || S.run.id !== id) return;
+        S.win = { from: 0, to: S.total };
+        renderLegend(diagram.setList(layout));
+        fitHeight();
+        diagram.setSlice(S.slice ? S.slice.set : null);
+      } catch (err) {
+        toast(err.message);
+      } finally {
+        $("#busy").hidden = true;
+      }
+    }
+  }
+  diagram.fit();
 }
 
 // fitHeight makes the diagram as tall as its shown lanes, so every lane
@@ -1101,7 +1134,7 @@ function wire() {
   $("#scrub").addEventListener("input", (e) => seek(Number(e.target.value)));
   $("#zoomin").addEventListener("click", () => diagram.zoomBy(1.5));
   $("#zoomout").addEventListener("click", () => diagram.zoomBy(1 / 1.5));
-  $("#zoomfit").addEventListener("click", () => diagram.fit());
+  $("#zoomfit").addEventListener("click", fitAll);
   $("#lanefilter").addEventListener("input", applyLanes);
   $("#lanesall").addEventListener("click", () => {
     folded.clear();
@@ -1173,7 +1206,7 @@ function onKey(e) {
     "+": () => diagram.zoomBy(1.5),
     "=": () => diagram.zoomBy(1.5),
     "-": () => diagram.zoomBy(1 / 1.5),
-    0: () => diagram.fit(),
+    0: fitAll,
     r: () => runSpec(readSpec()).catch(() => {}),
     "?": () => ($("#help").hidden ? openHelp() : closeHelp()),
     Escape: () => {
