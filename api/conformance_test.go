@@ -61,6 +61,7 @@ func TestResponsesConformToOpenAPI(t *testing.T) {
 
 	cases := []conformanceCase{
 		{"GET", "/healthz", "", "", 200},
+		{"HEAD", "/healthz", "", "", 200},
 		{"GET", "/metrics", "", "", 200},
 		{"GET", "/api/openapi.json", "", "", 200},
 		{"GET", "/problems/invalid", "", "", 200},
@@ -92,7 +93,7 @@ func TestResponsesConformToOpenAPI(t *testing.T) {
 		{"GET", "/api/v1/runs/{run}/export?format=png", "", "", 422},
 		{"GET", "/api/v1/runs/" + unknownRun + "/export?format=json", "", "", 404},
 		{"GET", "/api/v1/runs/{run}/stream", "", "", 426},
-		{"GET", "/api/v1/runs/" + unknownRun + "/stream", "", "", 404},
+		{"GET", "/api/v1/runs/" + unknownRun + "/stream", "", "", 426}, // the handshake is checked before the id
 		{"GET", "/api/v1/compare?a={run}&b=" + other.ID, "", "", 200},
 		{"GET", "/api/v1/compare?a={run}", "", "", 400},
 		{"GET", "/api/v1/compare?a={run}&b=" + unknownRun, "", "", 404},
@@ -104,7 +105,7 @@ func TestResponsesConformToOpenAPI(t *testing.T) {
 		{"GET", "/api/v1/searches/{search}", "", "", 200},
 		{"GET", "/api/v1/searches/" + unknownSearch, "", "", 404},
 		{"GET", "/api/v1/searches/{search}/stream", "", "", 426},
-		{"GET", "/api/v1/searches/" + unknownSearch + "/stream", "", "", 404},
+		{"GET", "/api/v1/searches/" + unknownSearch + "/stream", "", "", 426},
 		{"DELETE", "/api/v1/searches/{search}", "", "", 200},
 		{"DELETE", "/api/v1/searches/" + unknownSearch, "", "", 404},
 	}

@@ -5,23 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"mime"
 	"net/http"
 	"strconv"
 
 	"github.com/racetrack-sim/racetrack/core/scenario"
 )
 
-// readBody reads a JSON request body, enforcing the media type and the
-// size limit (set by limitBody).
+// readBody reads a JSON request body within the size limit (set by
+// limitBody); requireJSON has checked its media type.
 func readBody(r *http.Request) ([]byte, error) {
-	if ct := r.Header.Get("Content-Type"); ct != "" {
-		mt, _, err := mime.ParseMediaType(ct)
-		if err != nil || (mt != "application/json" && mt != "text/plain") {
-			return nil, newProblem(http.StatusUnsupportedMediaType, "unsupported-media-type", "Unsupported media type",
-				"Content-Type", "the body must be application/json, got %q", ct)
-		}
-	}
 	b, err := io.ReadAll(r.Body)
 	if err != nil {
 		var mbe *http.MaxBytesError

@@ -12,16 +12,20 @@ import (
 
 func (s *Server) routes() http.Handler {
 	r := chi.NewRouter()
-	r.Use(middleware.RequestID, withLogger(s.log), recoverer, s.observe, securityHeaders, limitBody(s.cfg.MaxBodyBytes))
+	r.Use(middleware.RequestID, withLogger(s.log), recoverer, s.observe, securityHeaders,
+		s.checkHost, s.crossOrigin, requireJSON, limitBody(s.cfg.MaxBodyBytes))
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, notFound("path", "no route for path %s", r.URL.Path))
 	})
-	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, r, newProblem(http.StatusMethodNotAllowed, "method-not-allowed", "Method not allowed", "method",
-			"method %s is not allowed on %s", r.Method, r.URL.Path))
+	var byRoute map[string][]string // filled in once every route is there
+	r.MethodNotAllowed(func(w http.ResponseWriter, req *http.Request) {
+		w.Header().Set("Allow", strings.Join(allowedMethods(r, byRoute, req.URL.Path), ", "))
+		writeError(w, req, newProblem(http.StatusMethodNotAllowed, "method-not-allowed", "Method not allowed", "method",
+			"method %s is not allowed on %s", req.Method, req.URL.Path))
 	})
 
 	r.Get("/healthz", s.healthz)
+	r.Head("/healthz", s.healthz)
 	r.Method(http.MethodGet, "/metrics", s.metrics.handler())
 	r.Get("/api/openapi.json", serveOpenAPI)
 	r.Get(problemTypePath+"{kind}", serveProblemType)
@@ -36,14 +40,14 @@ func (s *Server) routes() http.Handler {
 			r.Get("/state", s.getState)
 			r.Get("/diagram.svg", s.getDiagram)
 			r.Get("/export", s.getExport)
-			r.Get("/stream", s.runStream)
+			r.With(s.streamPreflight).Get("/stream", s.runStream)
 		})
 		r.Get("/compare", s.compare)
 		r.Post("/searches", s.createSearch)
 		r.Route("/searches/{id}", func(r chi.Router) {
 			r.Get("/", s.getSearch)
 			r.Delete("/", s.cancelSearch)
-			r.Get("/stream", s.searchStream)
+			r.With(s.streamPreflight).Get("/stream", s.searchStream)
 		})
 		r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 			writeError(w, r, notFound("path", "no API route for path %s", r.URL.Path))
@@ -55,6 +59,7 @@ func (s *Server) routes() http.Handler {
 		r.Method(http.MethodGet, "/*", files)
 		r.Method(http.MethodHead, "/*", files)
 	}
+	byRoute = routeMethods(r)
 	return r
 }
 

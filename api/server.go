@@ -26,6 +26,10 @@ type Config struct {
 	// syntax, e.g. "localhost:5173"); the server's own origin is always
 	// allowed.
 	AllowOrigins []string
+	// AllowedHosts lists the DNS names (path.Match patterns, without the
+	// port) the server answers to besides IP literals and localhost; a
+	// request for any other Host is refused (DNS rebinding).
+	AllowedHosts []string
 	// Static are searched in order for files served at / (the page and
 	// the wasm build).
 	Static []fs.FS

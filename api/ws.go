@@ -24,24 +24,8 @@ const streamReadLimit = 4 << 10
 // failure, before anything is hijacked) and accepts the WebSocket. The
 // server's own origin is always allowed; AllowOrigins adds patterns.
 func (s *Server) acceptStream(w http.ResponseWriter, r *http.Request) (*websocket.Conn, error) {
-	if !headerHas(r.Header, "Connection", "upgrade") || !strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
-		p := newProblem(http.StatusUpgradeRequired, "upgrade-required", "Upgrade required", "Upgrade",
-			"%s is a WebSocket endpoint; connect with a WebSocket client (Upgrade: websocket)", r.URL.Path)
-		w.Header().Set("Upgrade", "websocket")
-		return nil, p
-	}
-	if v := r.Header.Get("Sec-WebSocket-Version"); v != "13" {
-		w.Header().Set("Sec-WebSocket-Version", "13")
-		return nil, badRequest("Sec-WebSocket-Version", "unsupported WebSocket protocol version %q; this server speaks 13", truncate(v, 10))
-	}
-	if r.Header.Get("Sec-WebSocket-Key") == "" {
-		return nil, badRequest("Sec-WebSocket-Key", "the WebSocket handshake has no Sec-WebSocket-Key")
-	}
-	if err := checkOrigin(r, s.cfg.AllowOrigins); err != nil {
+	if err := s.checkHandshake(w, r); err != nil {
 		return nil, err
-	}
-	if n := s.openStreams.Load(); n >= int64(s.cfg.MaxStreams) {
-		return nil, busy(5, "the server holds %d open streams, its limit; retry later", n)
 	}
 	// The HTTP server's read and write timeouts must not apply to a
 	// hijacked, long-lived connection: every write has its own timeout.
@@ -54,6 +38,31 @@ func (s *Server) acceptStream(w http.ResponseWriter, r *http.Request) (*websocke
 	}
 	c.SetReadLimit(streamReadLimit)
 	return c, nil
+}
+
+// checkHandshake checks what can be checked of a WebSocket request
+// before anything is looked up: the upgrade headers, the origin and the
+// stream limit.
+func (s *Server) checkHandshake(w http.ResponseWriter, r *http.Request) error {
+	if !headerHas(r.Header, "Connection", "upgrade") || !strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
+		w.Header().Set("Upgrade", "websocket")
+		return newProblem(http.StatusUpgradeRequired, "upgrade-required", "Upgrade required", "Upgrade",
+			"%s is a WebSocket endpoint; connect with a WebSocket client (Upgrade: websocket)", r.URL.Path)
+	}
+	if v := r.Header.Get("Sec-WebSocket-Version"); v != "13" {
+		w.Header().Set("Sec-WebSocket-Version", "13")
+		return badRequest("Sec-WebSocket-Version", "unsupported WebSocket protocol version %q; this server speaks 13", truncate(v, 10))
+	}
+	if r.Header.Get("Sec-WebSocket-Key") == "" {
+		return badRequest("Sec-WebSocket-Key", "the WebSocket handshake has no Sec-WebSocket-Key")
+	}
+	if err := checkOrigin(r, s.cfg.AllowOrigins); err != nil {
+		return err
+	}
+	if n := s.openStreams.Load(); n >= int64(s.cfg.MaxStreams) {
+		return busy(5, "the server holds %d open streams, its limit; retry later", n)
+	}
+	return nil
 }
 
 // errAccepted means Accept already answered the request.

@@ -24,7 +24,7 @@ import (
 )
 
 // Usage is the one-line synopsis of the server's flags.
-const Usage = "[-addr HOST:PORT] [-data FILE] [-allow-origin PATTERNS] [-static DIR]"
+const Usage = "[-addr HOST:PORT] [-data FILE] [-allow-origin PATTERNS] [-allowed-hosts NAMES] [-static DIR]"
 
 // Run parses args (name is the command as the user typed it, for the
 // usage text), serves until ctx ends, then shuts down gracefully. ready,
@@ -36,6 +36,7 @@ func Run(ctx context.Context, name string, args []string, logOut io.Writer, read
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on")
 	data := fs.String("data", "racetrack.db", "path of the store file (created if missing)")
 	allow := fs.String("allow-origin", "", "comma-separated extra WebSocket origin host patterns, e.g. localhost:5173")
+	hosts := fs.String("allowed-hosts", "", "comma-separated DNS names (patterns) the server answers to besides IP literals, localhost and the -addr host, e.g. racetrack.example.org")
 	staticDir := fs.String("static", "", "serve the browser app from this directory instead of the files built into the binary")
 	fs.Usage = func() {
 		out := fs.Output()
@@ -64,6 +65,7 @@ func Run(ctx context.Context, name string, args []string, logOut io.Writer, read
 		Store:        store,
 		Logger:       logger,
 		AllowOrigins: splitList(*allow),
+		AllowedHosts: append(splitList(*hosts), bindHost(*addr)...),
 		Static:       Files(*staticDir, static.Built(), logger),
 	})
 	if err != nil {
@@ -126,6 +128,16 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// bindHost is the host name of the listen address, when it is a name:
+// the server always answers to the name it was told to listen on.
+func bindHost(addr string) []string {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil || host == "" || net.ParseIP(host) != nil {
+		return nil
+	}
+	return []string{host}
 }
 
 // noWasm holds the engine.json served by a binary that carries no wasm
