@@ -31,7 +31,14 @@ func (r *Registry) Build(spec RunSpec, opt Options) (RunSpec, *Scenario, *sim.Wo
 	}
 	m, err := sc.New(ns.Variant, Values(ns.Params))
 	if err != nil {
-		return spec, nil, nil, fmt.Errorf("scenario %s: %w", sc.ID, err)
+		// The schema's ranges and rules admitted these values: a model that
+		// still refuses them is missing a rule. Name the parameters rather
+		// than fail as the server's fault.
+		var fe *FieldError
+		if errors.As(err, &fe) {
+			return spec, nil, nil, fe
+		}
+		return spec, nil, nil, &FieldError{Field: "params", Msg: fmt.Sprintf("scenario %s cannot build this combination: %v", sc.ID, err)}
 	}
 	var ch sim.Chooser = sim.NewRandomChooser(ns.Seed)
 	if len(ns.Schedule) > 0 {

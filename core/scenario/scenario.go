@@ -46,14 +46,16 @@ type PropertyInfo = sim.PropertyInfo
 
 // Scenario is one model with its schema.
 type Scenario struct {
-	ID         string         `json:"id"`
-	Title      string         `json:"title"`
-	Summary    string         `json:"summary"`
-	Story      string         `json:"story"`
-	Links      []Link         `json:"links"`
-	Variants   []Variant      `json:"variants"`
-	Presets    []Preset       `json:"presets"`
-	Params     []Param        `json:"params"`
+	ID       string    `json:"id"`
+	Title    string    `json:"title"`
+	Summary  string    `json:"summary"`
+	Story    string    `json:"story"`
+	Links    []Link    `json:"links"`
+	Variants []Variant `json:"variants"`
+	Presets  []Preset  `json:"presets"`
+	Params   []Param   `json:"params"`
+	// Rules relate parameters; a spec that breaks one is refused.
+	Rules      []Rule         `json:"rules,omitempty"`
 	Properties []PropertyInfo `json:"properties"`
 	// New builds the model for a variant and normalised parameters.
 	New func(variant string, v Values) (sim.Model, error) `json:"-"`
@@ -136,7 +138,7 @@ func (s *Scenario) validate() error {
 			return fmt.Errorf("scenario %q preset %q: budgets out of range", s.ID, pr.ID)
 		}
 	}
-	return nil
+	return s.validateRules()
 }
 
 // Registry is a catalog of scenarios, in id order.

@@ -161,7 +161,12 @@ func (r *Registry) Normalize(s RunSpec) (RunSpec, *Scenario, error) {
 			errs.Add("variant", "unknown variant %q of %s; one of %s", s.Variant, sc.ID, strings.Join(sc.variantIDs(), ", "))
 		}
 	}
+	before := errs.Len()
 	out.Params = sc.normalizeParams(preset, s.Params, &errs)
+	if errs.Len() == before {
+		// Rules relate parameters, so they apply once every one is valid.
+		sc.checkRules(Values(out.Params), &errs)
+	}
 	if s.Seed > MaxSeed {
 		errs.Add("seed", "is %d, above the largest allowed seed %d", s.Seed, uint64(MaxSeed))
 	}

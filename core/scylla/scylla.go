@@ -166,12 +166,40 @@ func Scenario() *scenario.Scenario {
 		Presets:    presets(),
 		Params:     params(),
 		Properties: properties.Info(),
+		Rules:      rules(),
 		New:        build,
 	}
 }
 
-// build turns a variant and normalised values into a model, rejecting
-// combinations the schema cannot express.
+// rules relate the parameters whose ranges depend on each other.
+func rules() []scenario.Rule {
+	return []scenario.Rule{
+		{Params: []string{pRF, pNodes}, Help: "rf ≤ nodes",
+			Broken: func(v scenario.Values) string {
+				if v.Int(pRF) > v.Int(pNodes) {
+					return "the replication factor is larger than the number of nodes"
+				}
+				return ""
+			}},
+		{Params: []string{pHotShard, pShards, pHotShare}, Help: "with hotShardShare > 0, hotShard < shards",
+			Broken: func(v scenario.Values) string {
+				if v.Float(pHotShare) > 0 && v.Int(pHotShard) >= v.Int(pShards) {
+					return "the hot shard must be one of the shards (they are numbered from 0)"
+				}
+				return ""
+			}},
+		{Params: []string{pWriteTarget, pRF, pNodes}, Help: `writeTarget "remote" needs rf < nodes`,
+			Broken: func(v scenario.Values) string {
+				if v.String(pWriteTarget) == targetRemote && v.Int(pRF) >= v.Int(pNodes) {
+					return "remote needs a node that is not a replica: rf must be below nodes"
+				}
+				return ""
+			}},
+	}
+}
+
+// build turns a variant and normalised values (which keep rules) into a
+// model.
 func build(variant string, v scenario.Values) (sim.Model, error) {
 	cfg := config{
 		nodes: v.Int(pNodes), shards: v.Int(pShards), rf: v.Int(pRF),
@@ -189,14 +217,6 @@ func build(variant string, v scenario.Values) (sim.Model, error) {
 	cfg.rpcMax = v.Duration(pRPCLatency)
 	cfg.rpcMin = cfg.rpcMax / 5
 	cfg.hopMin, cfg.hopMax = sim.Microsecond, 5*sim.Microsecond
-	switch {
-	case cfg.rf > cfg.nodes:
-		return nil, &scenario.FieldError{Field: "params." + pRF, Msg: "is larger than nodes"}
-	case cfg.hotShardShare > 0 && cfg.hotShard >= cfg.shards:
-		return nil, &scenario.FieldError{Field: "params." + pHotShard, Msg: "must be below shards"}
-	case cfg.target == targetRemote && cfg.rf >= cfg.nodes:
-		return nil, &scenario.FieldError{Field: "params." + pWriteTarget, Msg: "remote needs a node that is not a replica: rf must be below nodes"}
-	}
 	for _, x := range variants {
 		if x.ID == variant {
 			cfg.source, cfg.rule = x.source, x.rule

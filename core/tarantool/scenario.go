@@ -78,9 +78,69 @@ func Scenario() *scenario.Scenario {
 			scenario.IntParam("oldVersion", 0, 0, MaxInstances, "", "instance older than 2.6.0 (election_mode off): masters send it no Raft state on subscribe and no Raft broadcast (0: none)"),
 			scenario.DurationParam("duration", 3000, 100, 600_000, "length of the run the model plans for (writes stop at 70 %, faults at 50 %)"),
 		},
+		Rules:      rules(),
 		Properties: properties.Info(),
 		New:        newFromValues,
 	}
+}
+
+// rules are the cross-parameter checks of Config.validate, in the schema.
+func rules() []scenario.Rule {
+	late := func(v scenario.Values) bool { return v.Int("lateFollower") != 0 }
+	return []scenario.Rule{
+		{Params: []string{"lateFollower", "instances"}, Help: "lateFollower ≤ instances",
+			Broken: func(v scenario.Values) string {
+				if v.Int("lateFollower") > v.Int("instances") {
+					return "lateFollower names an instance that does not exist"
+				}
+				return ""
+			}},
+		{Params: []string{"lateSource", "instances", "lateFollower"}, Help: "with a lateFollower, lateSource ≤ instances",
+			Broken: func(v scenario.Values) string {
+				if late(v) && v.Int("lateSource") > v.Int("instances") {
+					return "lateSource names an instance that does not exist"
+				}
+				return ""
+			}},
+		{Params: []string{"lateSource", "lateFollower"}, Help: "with a lateFollower, lateSource ≠ lateFollower",
+			Broken: func(v scenario.Values) string {
+				if late(v) && v.Int("lateSource") == v.Int("lateFollower") {
+					return "an instance cannot subscribe late to itself: lateSource and lateFollower must differ"
+				}
+				return ""
+			}},
+		offRule("anonymous"), offRule("oldVersion"),
+		{Params: []string{"script", "instances"}, Help: `script "gh-5445" needs instances = 3`,
+			Broken: func(v scenario.Values) string {
+				if v.String("script") == "gh-5445" && v.Int("instances") != 3 {
+					return "the gh-5445 script restarts three named instances"
+				}
+				return ""
+			}},
+	}
+}
+
+// offRule: an instance that takes no part in Raft (anonymous, too old)
+// exists and has election_mode off for the whole run.
+func offRule(name string) scenario.Rule {
+	return scenario.Rule{Params: []string{name, "instances", "modes", "script"},
+		Help: "a non-zero " + name + " ≤ instances, with election_mode 0 in modes, and script none",
+		Broken: func(v scenario.Values) string {
+			id := v.Int(name)
+			if id == 0 {
+				return ""
+			}
+			modes := v.Ints("modes")
+			switch {
+			case id > v.Int("instances"):
+				return name + " names an instance that does not exist"
+			case modes[min(id-1, len(modes)-1)] != int64(ModeOff):
+				return name + " must name an instance whose election_mode is off (0 in modes)"
+			case v.String("script") != "none":
+				return "the gh-5445 script changes election modes, so " + name + " needs script none"
+			}
+			return ""
+		}}
 }
 
 func newFromValues(variant string, v scenario.Values) (sim.Model, error) {
