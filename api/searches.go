@@ -101,6 +101,8 @@ type SearchStatus struct {
 	Error    string         `json:"error,omitempty"`
 	Request  SearchRequest  `json:"request"`
 	Created  time.Time      `json:"created"`
+	// Resumed counts the starts after a crash interrupted it.
+	Resumed int `json:"resumed,omitempty"`
 }
 
 func (st *SearchStatus) final() bool {
@@ -184,7 +186,10 @@ func newSearchPool(s *Server) *searchPool {
 }
 
 func (p *searchPool) stop() { p.cancel() }
-func (p *searchPool) wait() { p.wg.Wait() }
+
+// full reports whether the queue has no room left.
+func (p *searchPool) full() bool { return len(p.queue) >= cap(p.queue) }
+func (p *searchPool) wait()      { p.wg.Wait() }
 
 var errQueueFull = errors.New("api: search queue full")
 
@@ -244,19 +249,55 @@ func (p *searchPool) resume() error {
 		if rec.final() {
 			continue
 		}
-		plan, perr := p.s.planSearch(rec.Request)
-		if perr == nil {
+		reason := "interrupted by a server restart and could not be resumed"
+		if rec.Resumed >= maxResumes {
+			// It was running when the previous process died, and the one
+			// before: it may be what kills the server. Never a crash loop.
+			reason = fmt.Sprintf("interrupted by a server crash after it had been resumed %d time(s); not resumed again", rec.Resumed)
+		} else if plan, perr := p.s.planSearch(rec.Request); perr == nil {
 			rec.State, rec.Progress = StateQueued, SearchProgress{}
+			rec.Resumed++
+			// Counted in the store before it runs: a crash during this
+			// attempt finds the count.
+			if err := p.s.store.PutSearch(rec); err != nil {
+				return err
+			}
 			if _, perr = p.submit(*rec, plan); perr == nil {
 				continue
 			}
 		}
-		rec.State, rec.Error = StateFailed, "interrupted by a server restart and could not be resumed"
+		rec.State, rec.Error = StateFailed, reason
 		if err := p.s.store.PutSearch(rec); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// maxResumes is how many times a search interrupted by a crash is
+// started again.
+const maxResumes = 1
+
+// park writes back the searches a graceful stop interrupted with their
+// resume count cleared: a stop is not a crash, and they run again on the
+// next start. Call it once the workers have stopped.
+func (p *searchPool) park() {
+	p.mu.Lock()
+	jobs := make([]*job, 0, len(p.jobs))
+	for _, j := range p.jobs {
+		jobs = append(jobs, j)
+	}
+	p.mu.Unlock()
+	for _, j := range jobs {
+		st, _ := j.snapshot()
+		if st.final() || st.Resumed == 0 {
+			continue
+		}
+		st.Resumed = 0
+		if err := p.s.store.PutSearch(&st); err != nil {
+			p.s.log.Error("park search", "id", st.ID, "err", err)
+		}
+	}
 }
 
 // finish records the final state: first in the store, then in memory, so
@@ -266,7 +307,7 @@ func (p *searchPool) finish(j *job, f func(*SearchStatus)) {
 	f(&st)
 	if err := p.s.store.PutSearch(&st); err != nil {
 		p.s.log.Error("store search", "id", st.ID, "err", err)
-		st.State, st.Result, st.Error = StateFailed, nil, "the result could not be stored"
+		st.State, st.Result, st.Error = StateFailed, nil, "the result could not be stored: "+storeCause(err)
 	}
 	j.update(func(cur *SearchStatus) { *cur = st })
 	p.s.metrics.searches.WithLabelValues(st.State).Inc()
@@ -290,16 +331,26 @@ func (s *Server) createSearch(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
+	queueFull := func() {
+		s.metrics.searches.WithLabelValues("rejected").Inc()
+		writeError(w, r, busy(5, "the search queue holds %d jobs, its limit; retry later", s.cfg.SearchQueue))
+	}
+	// A refusal leaves no record: check the queue before writing one, and
+	// delete it if the queue filled up in between.
+	if s.searches.full() {
+		queueFull()
+		return
+	}
 	st := SearchStatus{ID: newSearchID(), State: StateQueued, Request: req, Created: time.Now().UTC()}
 	if err := s.store.PutSearch(&st); err != nil {
 		writeError(w, r, fmt.Errorf("store search: %w", err))
 		return
 	}
 	if _, err := s.searches.submit(st, plan); err != nil {
-		s.metrics.searches.WithLabelValues("rejected").Inc()
-		st.State, st.Error = StateFailed, "rejected: the search queue was full"
-		_ = s.store.PutSearch(&st)
-		writeError(w, r, busy(5, "the search queue holds %d jobs, its limit; retry later", s.cfg.SearchQueue))
+		if err := s.store.DeleteSearch(st.ID); err != nil {
+			s.log.Error("delete refused search", "id", st.ID, "err", err)
+		}
+		queueFull()
 		return
 	}
 	w.Header().Set("Location", "/api/v1/searches/"+st.ID)

@@ -165,6 +165,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	go func() {
 		s.streamsWG.Wait()
 		s.searches.wait()
+		s.searches.park()
 		close(done)
 	}()
 	select {

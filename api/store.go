@@ -4,9 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"syscall"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 
 	"github.com/racetrack-sim/racetrack/core/scenario"
 )
@@ -28,11 +31,22 @@ type Store struct {
 	db *bolt.DB
 }
 
+// storeLockWait is how long OpenStore waits for another process to
+// release the file.
+var storeLockWait = 2 * time.Second
+
+// ErrStoreLocked is returned by OpenStore when another process holds the
+// file: two servers must not share one store.
+var ErrStoreLocked = errors.New("api: the store file is locked by another process")
+
 // OpenStore opens (creating) the store file at path.
 func OpenStore(path string) (*Store, error) {
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 2 * time.Second})
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: storeLockWait})
+	if errors.Is(err, bolterrors.ErrTimeout) {
+		return nil, fmt.Errorf("%w (%s; is another server running with -data %s?)", ErrStoreLocked, path, path)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("api: open store %s: %w", path, err)
+		return nil, fmt.Errorf("api: open store %s: %w", path, storeFault(err))
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
 		for _, b := range [][]byte{bucketRuns, bucketSearches} {
@@ -68,9 +82,9 @@ func (s *Store) PutRun(spec scenario.RunSpec) error {
 	// Batch commits concurrent writers in one fsynced transaction: a
 	// burst of new runs costs one disk flush, and each caller returns only
 	// once its record is durable.
-	return s.db.Batch(func(tx *bolt.Tx) error {
+	return storeFault(s.db.Batch(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketRuns).Put(id, spec.CanonicalJSON())
-	})
+	}))
 }
 
 var errExists = errors.New("exists")
@@ -94,9 +108,48 @@ func (s *Store) PutSearch(rec *SearchStatus) error {
 	if err != nil {
 		return err
 	}
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return storeFault(s.db.Update(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketSearches).Put([]byte(rec.ID), b)
-	})
+	}))
+}
+
+// DeleteSearch removes a search record (one that was never accepted).
+func (s *Store) DeleteSearch(id string) error {
+	return storeFault(s.db.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketSearches).Delete([]byte(id))
+	}))
+}
+
+// storeFault turns a write that failed for want of disk into a problem
+// that says so: 507 when the disk or quota is full, 503 when the file
+// system refuses writes; anything else stays an internal error.
+func storeFault(err error) error {
+	var errno syscall.Errno
+	if !errors.As(err, &errno) {
+		return err
+	}
+	var p *Problem
+	switch errno {
+	case syscall.ENOSPC, syscall.EDQUOT:
+		p = newProblem(http.StatusInsufficientStorage, "insufficient-storage", "Insufficient storage", "",
+			"the server could not record this: its store's disk is full (%v); nothing was kept, retry once space is freed", errno)
+	case syscall.EROFS, syscall.EIO:
+		p = newProblem(http.StatusServiceUnavailable, "store-unavailable", "Store unavailable", "",
+			"the server could not record this: its store refuses writes (%v); nothing was kept", errno)
+	default:
+		return err
+	}
+	p.retryAfter = 60
+	return fmt.Errorf("%w: %w", p, err)
+}
+
+// storeCause says why a store write failed, in words a client may see.
+func storeCause(err error) string {
+	var p *Problem
+	if errors.As(err, &p) {
+		return p.Detail
+	}
+	return "an internal error"
 }
 
 // Search returns the search record stored under id.

@@ -67,8 +67,8 @@ func DecodeRunSpec(data []byte) (RunSpec, error) {
 	return s, nil
 }
 
-// DecodeStrict decodes one JSON value into v, rejecting unknown fields and
-// trailing data, and turns decoding errors into FieldErrors.
+// DecodeStrict decodes one JSON value into v, rejecting unknown fields,
+// duplicate keys and trailing data, and turns decoding errors into FieldErrors.
 func DecodeStrict(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -79,7 +79,7 @@ func DecodeStrict(data []byte, v any) error {
 	if _, err := dec.Token(); err != io.EOF {
 		return fieldErr("body", "unexpected data after the JSON object")
 	}
-	return nil
+	return duplicateKey(data)
 }
 
 func jsonFieldError(err error) error {

@@ -178,3 +178,26 @@ func TestFieldErrorsAreBounded(t *testing.T) {
 		t.Fatalf("last error %q", last.Msg)
 	}
 }
+
+func TestDecodeRefusesDuplicateKeys(t *testing.T) {
+	for body, field := range map[string]string{
+		`{"scenario":"a","seed":1,"seed":2}`:                "seed",
+		`{"scenario":"a","Scenario":"b"}`:                   "Scenario",
+		`{"scenario":"a","params":{"meals":1,"meals":2}}`:   "params.meals",
+		`{"scenario":"a","params":{"x":[1,{"k":1,"k":2}]}}`: "params.x[1].k",
+	} {
+		_, err := scenario.DecodeRunSpec([]byte(body))
+		var fe *scenario.FieldError
+		if !errors.As(err, &fe) || fe.Field != field || !strings.Contains(fe.Msg, "duplicate key") {
+			t.Errorf("%s: got %v, want a duplicate key error on %s", body, err, field)
+		}
+	}
+	if _, err := scenario.DecodeRunSpec([]byte(`{"scenario":"a","params":{"meals":1,"eatTime":2}}`)); err != nil {
+		t.Errorf("distinct keys refused: %v", err)
+	}
+	deep := `{"scenario":"a","params":{"x":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}}`
+	var fe *scenario.FieldError
+	if _, err := scenario.DecodeRunSpec([]byte(deep)); !errors.As(err, &fe) {
+		t.Errorf("a 100-level nesting is not refused with a field error: %v", err)
+	}
+}
