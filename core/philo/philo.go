@@ -243,6 +243,9 @@ func Scenario() *scenario.Scenario {
 			scenario.DurationParam("eatTime", 5, 0, 10_000, "time to eat a meal"),
 		},
 		Properties: properties.Info(),
+		Cost: func(v scenario.Values) scenario.Cost {
+			return scenario.Cost{WorldBytes: 1536 + 300*int64(v.Int("philosophers"))}
+		},
 		New: func(variant string, v scenario.Values) (sim.Model, error) {
 			return New(v.Int("philosophers"), v.Int("meals"), variant == "fixed", v.Bool("timed"),
 				v.Duration("thinkTime"), v.Duration("eatTime")), nil

@@ -57,6 +57,9 @@ type Scenario struct {
 	// Rules relate parameters; a spec that breaks one is refused.
 	Rules      []Rule         `json:"rules,omitempty"`
 	Properties []PropertyInfo `json:"properties"`
+	// Cost estimates the memory of one world of normalised parameters
+	// (nil: a generous default).
+	Cost func(v Values) Cost `json:"-"`
 	// New builds the model for a variant and normalised parameters.
 	New func(variant string, v Values) (sim.Model, error) `json:"-"`
 }

@@ -167,7 +167,11 @@ func Scenario() *scenario.Scenario {
 		Params:     params(),
 		Properties: properties.Info(),
 		Rules:      rules(),
-		New:        build,
+		// A shard's backlog, gossip and view state: about 130 bytes each.
+		Cost: func(v scenario.Values) scenario.Cost {
+			return scenario.Cost{WorldBytes: 4096 + 160*int64(v.Int(pNodes)*v.Int(pShards))}
+		},
+		New: build,
 	}
 }
 

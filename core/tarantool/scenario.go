@@ -78,7 +78,13 @@ func Scenario() *scenario.Scenario {
 			scenario.IntParam("oldVersion", 0, 0, MaxInstances, "", "instance older than 2.6.0 (election_mode off): masters send it no Raft state on subscribe and no Raft broadcast (0: none)"),
 			scenario.DurationParam("duration", 3000, 100, 600_000, "length of the run the model plans for (writes stop at 70 %, faults at 50 %)"),
 		},
-		Rules:      rules(),
+		Rules: rules(),
+		// Each instance keeps a relay and an applier per peer; its log of
+		// rows only grows.
+		Cost: func(v scenario.Values) scenario.Cost {
+			n := int64(v.Int("instances"))
+			return scenario.Cost{WorldBytes: 2048 + 1200*n*n, GrowthPerStep: 4}
+		},
 		Properties: properties.Info(),
 		New:        newFromValues,
 	}

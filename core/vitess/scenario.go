@@ -90,6 +90,9 @@ func Scenario() *scenario.Scenario {
 		Presets:    presets(),
 		Params:     params(),
 		Properties: properties.Info(),
+		Cost: func(v scenario.Values) scenario.Cost {
+			return scenario.Cost{WorldBytes: 4096 + 300*int64(v.Int("clients"))}
+		},
 		New: func(variant string, v scenario.Values) (sim.Model, error) {
 			return New(configFrom(variant, v)), nil
 		},
