@@ -24,6 +24,10 @@ type Problem struct {
 	Field     string         `json:"field,omitempty"`
 	Errors    []FieldProblem `json:"errors,omitempty"`
 	RequestID string         `json:"requestId,omitempty"`
+	// NeedBytes and FreeBytes explain a refusal for memory: what the work
+	// was estimated to need, and what the server's budget had free.
+	NeedBytes int64  `json:"needBytes,omitempty"`
+	FreeBytes *int64 `json:"freeBytes,omitempty"`
 
 	retryAfter int // seconds, sent as Retry-After
 }

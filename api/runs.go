@@ -1,10 +1,12 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"regexp"
+	"sync"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -21,6 +23,10 @@ type recording struct {
 	tl      *timeline.Timeline
 	summary scenario.Summary
 	size    int64
+
+	mem  *grant // its memory, reserved from the server's budget
+	mu   sync.Mutex
+	refs int32 // holders: the cache, requests, streams (cache.go)
 }
 
 var runIDPattern = regexp.MustCompile(`^r[0-9a-f]{20}$`)
@@ -45,12 +51,14 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
+	defer rec.drop()
 	w.Header().Set("Location", "/api/v1/runs/"+rec.id)
 	writeJSON(w, http.StatusCreated, rec.summary)
 }
 
 // newRun validates spec, runs it (or finds it cached) and stores its spec
-// so that the id resolves from now on, also after a restart.
+// so that the id resolves from now on, also after a restart. The caller
+// drops the recording when done.
 func (s *Server) newRun(spec scenario.RunSpec) (*recording, error) {
 	ns, err := s.normalize(spec)
 	if err != nil {
@@ -61,6 +69,7 @@ func (s *Server) newRun(spec scenario.RunSpec) (*recording, error) {
 		return nil, err
 	}
 	if err := s.store.PutRun(rec.spec); err != nil {
+		rec.drop()
 		return nil, fmt.Errorf("store run %s: %w", rec.id, err)
 	}
 	return rec, nil
@@ -82,8 +91,19 @@ func (s *Server) normalize(spec scenario.RunSpec) (scenario.RunSpec, error) {
 	return ns, nil
 }
 
-// execute runs a normalised spec with tracing, within a run slot.
-func (s *Server) execute(ns scenario.RunSpec) (*recording, error) {
+// execute runs a normalised spec with tracing, within a run slot and
+// the memory its spec is estimated to need, which it keeps (resized to
+// what the timeline holds) until its last holder drops it.
+func (s *Server) execute(ns scenario.RunSpec) (rec *recording, err error) {
+	mem, err := s.reserveRun(ns)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			mem.release()
+		}
+	}()
 	select {
 	case s.runSlots <- struct{}{}:
 	case <-time.After(runSlotWait):
@@ -102,10 +122,13 @@ func (s *Server) execute(ns scenario.RunSpec) (*recording, error) {
 		return nil, err
 	}
 	s.metrics.runs.WithLabelValues("executed").Inc()
-	return &recording{id: tl.ID(), spec: tl.Spec(), tl: tl, summary: tl.Summary(), size: timelineSize(tl)}, nil
+	size := tl.Bytes()
+	mem.resize(size)
+	return &recording{id: tl.ID(), spec: tl.Spec(), tl: tl, summary: tl.Summary(), size: size, mem: mem, refs: 1}, nil
 }
 
-// lookupRun resolves a run id: the cache, else the stored spec (recomputed).
+// lookupRun resolves a run id: the cache, else the stored spec
+// (recomputed). The caller drops the recording when done.
 func (s *Server) lookupRun(id string) (*recording, error) {
 	if !runIDPattern.MatchString(id) {
 		return nil, notFound("id", "no run with id %q: a run id is r followed by 20 hex digits", truncate(id, 40))
@@ -123,7 +146,7 @@ func (s *Server) lookupRun(id string) (*recording, error) {
 		}
 		rec, err := s.execute(spec)
 		var p *Problem
-		if errors.As(err, &p) && p.Status != http.StatusTooManyRequests {
+		if errors.As(err, &p) && p.Status != http.StatusTooManyRequests && !memoryRefusal(p) {
 			return nil, newProblem(http.StatusGone, "gone", "Gone", "id", "run %s can no longer be computed by this server: %s", id, p.Detail)
 		}
 		if err == nil {
@@ -139,6 +162,7 @@ func (s *Server) runFromPath(w http.ResponseWriter, r *http.Request) (*recording
 		writeError(w, r, err)
 		return nil, false
 	}
+	context.AfterFunc(r.Context(), rec.drop) // the request, or its stream, has ended
 	return rec, true
 }
 
@@ -153,28 +177,3 @@ func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
 // A quarter of core's default buys four times faster seeks for snapshots
 // that are small next to the trace.
 const snapshotEvery = timeline.DefaultSnapshotEvery / 4
-
-// snapshotBytes is a rough cost of one world snapshot of a timeline.
-const snapshotBytes = 16 << 10
-
-// traceChunk is how many steps (and messages) the kernel's trace
-// allocates at a time: a run of 10 steps holds a whole chunk.
-const traceChunk = 4096
-
-// timelineSize estimates the memory a timeline holds: its trace, counted
-// in the chunks the kernel allocates, and its snapshots (one every
-// snapshotEvery steps).
-func timelineSize(tl *timeline.Timeline) int64 {
-	const base = 64 << 10
-	t := tl.Trace()
-	chunks := func(n int) int64 { return int64((n + traceChunk - 1) / traceChunk * traceChunk) }
-	size := chunks(t.Len())*(32+4*int64(t.Width)) + chunks(t.NumMessages())*48 + int64(cap(t.Choices))*32
-	for _, s := range t.Series {
-		size += int64(cap(s)) * 24
-	}
-	for _, l := range t.Labels {
-		size += int64(len(l)) + 32
-	}
-	snaps := int64(t.Len()/snapshotEvery + 1)
-	return base + size + snaps*snapshotBytes
-}

@@ -25,6 +25,7 @@ const (
 type searchPlan struct {
 	explorer *check.Explorer
 	seconds  float64
+	bytes    int64 // the memory it will hold at most (core's estimate)
 }
 
 // DecodeSearchRequest parses a search request body; a 400 problem for bad
@@ -99,7 +100,7 @@ func (s *Server) planSearch(req SearchRequest) (*searchPlan, error) {
 		}
 		return nil, err
 	}
-	return &searchPlan{explorer: x, seconds: seconds}, nil
+	return &searchPlan{explorer: x, seconds: seconds, bytes: x.EstimateBytes()}, nil
 }
 
 // run executes one job on a worker. A panic in the search (a bug in a
@@ -156,7 +157,11 @@ func (p *searchPool) run(j *job) {
 	if !prog.Done && j.ctx.Err() != nil {
 		state = StateCancelled
 	}
-	p.keep(j, x.Result(), start, state)
+	res := x.Result()
+	if stop := memoryStopOf(j.ctx); stop != "" && !prog.Done {
+		state, res.Error = StateFailed, stop // final: never resumed
+	}
+	p.keep(j, res, start, state)
 }
 
 // keep records a search's result in the store (and the counterexample's
@@ -166,7 +171,7 @@ func (p *searchPool) keep(j *job, res check.Result, start time.Time, state strin
 		States: res.States, ElapsedMs: float64(time.Since(start).Microseconds()) / 1000, Exhaustive: res.Exhaustive,
 		Message: res.Violation, Step: res.Step}
 	errText := ""
-	if res.Error != "" && !res.Found {
+	if res.Error != "" && (!res.Found || state == StateFailed) {
 		state, errText = StateFailed, res.Error
 	}
 	if ce := res.Counterexample; ce != nil {

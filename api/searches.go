@@ -121,8 +121,9 @@ func newSearchID() string {
 type job struct {
 	mu      sync.Mutex
 	status  SearchStatus
-	cancel  context.CancelFunc
+	cancel  context.CancelCauseFunc
 	ctx     context.Context
+	mem     *grant        // its memory, reserved before it was accepted
 	updated chan struct{} // closed and replaced on every change
 	plan    *searchPlan
 	claimed bool // a worker started it, or it was finished while queued
@@ -193,10 +194,11 @@ func (p *searchPool) wait()      { p.wg.Wait() }
 
 var errQueueFull = errors.New("api: search queue full")
 
-// submit registers a job and queues it, or fails with errQueueFull.
-func (p *searchPool) submit(st SearchStatus, plan *searchPlan) (*job, error) {
-	ctx, cancel := context.WithCancel(p.ctx)
-	j := &job{status: st, cancel: cancel, ctx: ctx, updated: make(chan struct{}), plan: plan}
+// submit registers a job holding mem and queues it, or fails with
+// errQueueFull (the caller keeps mem then).
+func (p *searchPool) submit(st SearchStatus, plan *searchPlan, mem *grant) (*job, error) {
+	ctx, cancel := context.WithCancelCause(p.ctx)
+	j := &job{status: st, cancel: cancel, ctx: ctx, updated: make(chan struct{}), plan: plan, mem: mem}
 	p.mu.Lock()
 	p.jobs[st.ID] = j // before a worker can finish and forget it
 	p.mu.Unlock()
@@ -204,7 +206,7 @@ func (p *searchPool) submit(st SearchStatus, plan *searchPlan) (*job, error) {
 	case p.queue <- j:
 	default:
 		p.forget(st.ID)
-		cancel()
+		cancel(nil)
 		return nil, errQueueFull
 	}
 	p.s.metrics.queue.Set(float64(len(p.queue)))
@@ -255,15 +257,22 @@ func (p *searchPool) resume() error {
 			// before: it may be what kills the server. Never a crash loop.
 			reason = fmt.Sprintf("interrupted by a server crash after it had been resumed %d time(s); not resumed again", rec.Resumed)
 		} else if plan, perr := p.s.planSearch(rec.Request); perr == nil {
-			rec.State, rec.Progress = StateQueued, SearchProgress{}
-			rec.Resumed++
-			// Counted in the store before it runs: a crash during this
-			// attempt finds the count.
-			if err := p.s.store.PutSearch(rec); err != nil {
-				return err
-			}
-			if _, perr = p.submit(*rec, plan); perr == nil {
-				continue
+			mem, merr := p.s.mem.reserve(kindSearch, plan.bytes, memoryHint{field: "budget.states", what: "this search"})
+			if merr != nil {
+				reason = "interrupted by a server restart and not resumed: " + merr.(*Problem).Detail
+			} else {
+				rec.State, rec.Progress = StateQueued, SearchProgress{}
+				rec.Resumed++
+				// Counted in the store before it runs: a crash during this
+				// attempt finds the count.
+				if err := p.s.store.PutSearch(rec); err != nil {
+					mem.release()
+					return err
+				}
+				if _, perr = p.submit(*rec, plan, mem); perr == nil {
+					continue
+				}
+				mem.release()
 			}
 		}
 		rec.State, rec.Error = StateFailed, reason
@@ -312,7 +321,8 @@ func (p *searchPool) finish(j *job, f func(*SearchStatus)) {
 	j.update(func(cur *SearchStatus) { *cur = st })
 	p.s.metrics.searches.WithLabelValues(st.State).Inc()
 	p.forget(st.ID)
-	j.cancel() // releases the job's context
+	j.cancel(nil) // releases the job's context
+	j.mem.release()
 }
 
 func (s *Server) createSearch(w http.ResponseWriter, r *http.Request) {
@@ -335,24 +345,37 @@ func (s *Server) createSearch(w http.ResponseWriter, r *http.Request) {
 		s.metrics.searches.WithLabelValues("rejected").Inc()
 		writeError(w, r, busy(5, "the search queue holds %d jobs, its limit; retry later", s.cfg.SearchQueue))
 	}
-	// A refusal leaves no record: check the queue before writing one, and
-	// delete it if the queue filled up in between.
+	// A refusal leaves no record and holds no memory: check the queue
+	// before reserving and writing, and undo both if it filled up in
+	// between.
 	if s.searches.full() {
 		queueFull()
 		return
 	}
+	mem, err := s.reserveSearch(&req, &plan)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	accepted := false
+	defer func() {
+		if !accepted {
+			mem.release()
+		}
+	}()
 	st := SearchStatus{ID: newSearchID(), State: StateQueued, Request: req, Created: time.Now().UTC()}
 	if err := s.store.PutSearch(&st); err != nil {
 		writeError(w, r, fmt.Errorf("store search: %w", err))
 		return
 	}
-	if _, err := s.searches.submit(st, plan); err != nil {
+	if _, err := s.searches.submit(st, plan, mem); err != nil {
 		if err := s.store.DeleteSearch(st.ID); err != nil {
 			s.log.Error("delete refused search", "id", st.ID, "err", err)
 		}
 		queueFull()
 		return
 	}
+	accepted = true
 	w.Header().Set("Location", "/api/v1/searches/"+st.ID)
 	writeJSON(w, http.StatusAccepted, map[string]string{"id": st.ID})
 }
@@ -394,7 +417,7 @@ func (s *Server) cancelSearch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if j != nil && !st.final() {
-		j.cancel()
+		j.cancel(nil)
 		if j.claimQueued() {
 			s.searches.finish(j, func(st *SearchStatus) { st.State = StateCancelled })
 		}

@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/racetrack-sim/racetrack/core/scenario"
 )
 
@@ -34,6 +36,15 @@ type Config struct {
 	// the wasm build).
 	Static []fs.FS
 
+	// MemoryBudget is the memory that runs, searches, exports, streams
+	// and the timeline cache may reserve together, default 1 GiB
+	// (cmd/server: a share of the machine's memory). Work is estimated
+	// before it starts and refused when it does not fit.
+	MemoryBudget int64
+	// HeapLimit is the Go heap past which the largest running search is
+	// stopped (an estimate fell short), default 5/4 of MemoryBudget.
+	HeapLimit int64
+
 	MaxBodyBytes  int64 // default 1 MiB
 	MaxRunSteps   int   // default 1,000,000: the step budget a run may ask for
 	RunSlots      int   // concurrent run executions, default 2*GOMAXPROCS
@@ -55,6 +66,12 @@ type Config struct {
 func (c *Config) defaults() {
 	if c.Logger == nil {
 		c.Logger = slog.Default()
+	}
+	if c.MemoryBudget <= 0 {
+		c.MemoryBudget = 1 << 30
+	}
+	if c.HeapLimit <= 0 {
+		c.HeapLimit = c.MemoryBudget / 4 * 5
 	}
 	if c.MaxBodyBytes <= 0 {
 		c.MaxBodyBytes = 1 << 20
@@ -111,6 +128,7 @@ type Server struct {
 	handler http.Handler
 
 	runSlots  chan struct{}
+	mem       *memBudget
 	timelines *timelineCache
 	searches  *searchPool
 
@@ -139,12 +157,21 @@ func New(cfg Config) (*Server, error) {
 		runSlots: make(chan struct{}, cfg.RunSlots),
 	}
 	s.streamCtx, s.stopStreams = context.WithCancel(context.Background())
-	s.timelines = newTimelineCache(cfg.TimelineBytes, s.metrics.cacheBytes)
+	s.mem = newMemBudget(cfg.MemoryBudget, s.metrics.reg)
+	s.timelines = newTimelineCache(min(cfg.TimelineBytes, cfg.MemoryBudget/2), s.metrics.cacheBytes)
+	s.mem.evict = s.timelines.evict
 	s.searches = newSearchPool(s)
 	if err := s.searches.resume(); err != nil {
 		s.searches.stop()
 		return nil, fmt.Errorf("api: resume searches: %w", err)
 	}
+	heap := prometheus.NewGauge(prometheus.GaugeOpts{Name: "racetrack_memory_heap_bytes", Help: "Bytes of Go heap objects, as the memory watchdog last read them."})
+	s.metrics.reg.MustRegister(heap)
+	s.streamsWG.Add(1)
+	go func() {
+		defer s.streamsWG.Done()
+		s.watchMemory(s.streamCtx, 250*time.Millisecond, heap)
+	}()
 	s.handler = s.routes()
 	return s, nil
 }

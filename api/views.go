@@ -94,6 +94,9 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		rec, err := s.lookupRun(id)
+		if err == nil {
+			defer rec.drop()
+		}
 		if err != nil {
 			var p *Problem
 			if errors.As(err, &p) && p.Field == "id" {

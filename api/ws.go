@@ -275,8 +275,14 @@ func (s *Server) streamContext() (context.Context, context.CancelCauseFunc) {
 // a context that ends with the server. The caller defers done, which ends
 // the context, uncounts the stream and closes the connection.
 func (s *Server) openStream(w http.ResponseWriter, r *http.Request, kind string) (c *websocket.Conn, ctx context.Context, cancel context.CancelCauseFunc, done func(), ok bool) {
-	c, err := s.acceptStream(w, r)
+	mem, err := s.mem.reserve(kindStream, streamBytes, memoryHint{what: "a stream"})
 	if err != nil {
+		writeError(w, r, err)
+		return nil, nil, nil, nil, false
+	}
+	c, err = s.acceptStream(w, r)
+	if err != nil {
+		mem.release()
 		if !errors.Is(err, errAccepted) {
 			writeError(w, r, err)
 		}
@@ -288,6 +294,7 @@ func (s *Server) openStream(w http.ResponseWriter, r *http.Request, kind string)
 		cancel(nil)
 		untrack()
 		c.CloseNow()
+		mem.release()
 	}, true
 }
 

@@ -9,9 +9,9 @@ const (
 	// world: the frontier node and sleep set, the visited entry and the
 	// map's slack.
 	stateOverhead = 256
-	// runStepBytes is a traced replay's cost per step (the counterexample,
-	// the shrinker's runs): the step, a message, a choice and a clock.
-	runStepBytes = 256
+	// runStepBytes is a run's cost per step: random and pct run without
+	// a trace, but keep schedules (the run's, the shrinker's copies).
+	runStepBytes = 64
 	// runWorlds is how many worlds a run-based search holds at once.
 	runWorlds = 8
 )
@@ -25,8 +25,8 @@ func (x *Explorer) BytesPerState() int64 {
 
 // EstimateBytes is the memory the search will hold at most within its
 // budget, known before it starts: for bfs and dfs every state of the
-// states budget kept, for random and pct a few worlds and one traced
-// run of the whole depth.
+// states budget kept, for random and pct a few worlds and the schedules
+// of runs of the whole depth.
 func (x *Explorer) EstimateBytes() int64 {
 	switch x.cfg.Strategy {
 	case BFS, DFS:

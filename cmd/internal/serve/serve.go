@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -24,7 +25,7 @@ import (
 )
 
 // Usage is the one-line synopsis of the server's flags.
-const Usage = "[-addr HOST:PORT] [-data FILE] [-allow-origin PATTERNS] [-allowed-hosts NAMES] [-static DIR]"
+const Usage = "[-addr HOST:PORT] [-data FILE] [-allow-origin PATTERNS] [-allowed-hosts NAMES] [-memory-budget SIZE] [-static DIR]"
 
 // Run parses args (name is the command as the user typed it, for the
 // usage text), serves until ctx ends, then shuts down gracefully. ready,
@@ -37,6 +38,7 @@ func Run(ctx context.Context, name string, args []string, logOut io.Writer, read
 	data := fs.String("data", "racetrack.db", "path of the store file (created if missing)")
 	allow := fs.String("allow-origin", "", "comma-separated extra WebSocket origin host patterns, e.g. localhost:5173")
 	hosts := fs.String("allowed-hosts", "", "comma-separated DNS names (patterns) the server answers to besides IP literals, localhost and the -addr host, e.g. racetrack.example.org")
+	memFlag := fs.String("memory-budget", "", "memory the server may use, e.g. 4GiB (default: a quarter of the machine's or the cgroup's memory); work that does not fit is refused")
 	staticDir := fs.String("static", "", "serve the browser app from this directory instead of the files built into the binary")
 	fs.Usage = func() {
 		out := fs.Output()
@@ -53,6 +55,12 @@ func Run(ctx context.Context, name string, args []string, logOut io.Writer, read
 		return &UsageError{Msg: "unexpected argument " + quote(fs.Arg(0))}
 	}
 
+	budget, err := memoryBudget(*memFlag)
+	if err != nil {
+		return &UsageError{Msg: "-memory-budget: " + err.Error()}
+	}
+	debug.SetMemoryLimit(int64(float64(budget) * gcShare))
+
 	logger := slog.New(slog.NewTextHandler(logOut, nil))
 	store, err := api.OpenStore(*data)
 	if err != nil {
@@ -66,6 +74,8 @@ func Run(ctx context.Context, name string, args []string, logOut io.Writer, read
 		Logger:       logger,
 		AllowOrigins: splitList(*allow),
 		AllowedHosts: append(splitList(*hosts), bindHost(*addr)...),
+		MemoryBudget: int64(float64(budget) * workShare),
+		HeapLimit:    int64(float64(budget) * heapShare),
 		Static:       Files(*staticDir, static.Built(), logger),
 	})
 	if err != nil {
@@ -85,7 +95,7 @@ func Run(ctx context.Context, name string, args []string, logOut io.Writer, read
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
-	logger.Info("serving", "addr", "http://"+ln.Addr().String(), "data", *data)
+	logger.Info("serving", "addr", "http://"+ln.Addr().String(), "data", *data, "memoryBudget", budget)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- hs.Serve(ln) }()
 	if ready != nil {

@@ -173,3 +173,28 @@ func TestServesTheEmbeddedPage(t *testing.T) {
 		t.Log("no app.wasm built into this test binary (run make wasm first); skipping that check")
 	}
 }
+
+func TestParseBytes(t *testing.T) {
+	for in, want := range map[string]int64{"1073741824": 1 << 30, "4GiB": 4 << 30, "512MiB": 512 << 20, "2G": 2 << 30, "1.5GB": 1_500_000_000, "64 KiB": 64 << 10} {
+		got, err := parseBytes(in)
+		require.NoError(t, err, in)
+		assert.Equal(t, want, got, in)
+	}
+	for _, bad := range []string{"", "GiB", "-1", "4XB", "0"} {
+		_, err := parseBytes(bad)
+		assert.Error(t, err, bad)
+	}
+	b, err := memoryBudget("")
+	require.NoError(t, err)
+	assert.Positive(t, b)
+}
+
+func TestMemoryBudgetIsInMetrics(t *testing.T) {
+	url, stop := start(t, filepath.Join(t.TempDir(), "m.db"), "-memory-budget", "2GiB")
+	defer func() { require.NoError(t, stop()) }()
+	res, err := http.Get(url + "/metrics")
+	require.NoError(t, err)
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	assert.Contains(t, string(b), "racetrack_memory_budget_bytes 1.28849018", "60 % of 2 GiB is for work")
+}

@@ -1,0 +1,131 @@
+package api
+
+import (
+	"context"
+	rtmetrics "runtime/metrics"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/racetrack-sim/racetrack/core/scenario"
+	"github.com/racetrack-sim/racetrack/core/timeline"
+)
+
+// reserveRun reserves the memory a run of the normalised spec is
+// estimated to hold at most (every step of its budget taken).
+func (s *Server) reserveRun(ns scenario.RunSpec) (*grant, error) {
+	est, err := timeline.EstimateBytes(s.reg, ns, snapshotEvery)
+	if err != nil {
+		return nil, err
+	}
+	return s.mem.reserve(kindRun, est, memoryHint{field: "maxSteps", what: "this run"})
+}
+
+// streamBytes is what one open stream is charged besides the run it
+// plays (held by the recording): its cursor's world and its send queue.
+const streamBytes = 256 << 10
+
+// memoryRefusal tells a refusal for memory from other problems.
+func memoryRefusal(p *Problem) bool {
+	return strings.HasSuffix(p.Type, "/memory-busy") || strings.HasSuffix(p.Type, "/too-large-for-memory")
+}
+
+// heapSample reads the bytes of live and not yet swept heap objects.
+func heapSample() int64 {
+	s := []rtmetrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	rtmetrics.Read(s)
+	if s[0].Value.Kind() != rtmetrics.KindUint64 {
+		return 0
+	}
+	return int64(s[0].Value.Uint64())
+}
+
+// watchMemory compares the Go heap with the budget every interval. The
+// estimates are upper bounds, but a model's state may grow past what its
+// scenario declared: when the heap passes the budget, the running search
+// holding the largest grant is stopped as failed, with that reason.
+func (s *Server) watchMemory(ctx context.Context, interval time.Duration, heapGauge prometheus.Gauge) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		heap := heapSample()
+		heapGauge.Set(float64(heap))
+		if heap > s.cfg.HeapLimit {
+			s.searches.stopLargest(heap, s.cfg.HeapLimit)
+		}
+	}
+}
+
+// minAutoStates is the smallest states budget the server picks for an
+// exhaustive search that named none, before it refuses it for memory.
+const minAutoStates = 10_000
+
+// reserveSearch reserves the memory a planned search will hold at most.
+// An exhaustive search that names no states budget gets the default
+// lowered to what fits in half the free memory (the rest is left to
+// other work; the request then records the budget it ran with); one
+// that names a budget that does not fit is refused.
+func (s *Server) reserveSearch(req *SearchRequest, plan **searchPlan) (*grant, error) {
+	hint := memoryHint{field: "budget.states", what: "this search"}
+	if req.Strategy != "bfs" && req.Strategy != "dfs" {
+		hint.field = "params"
+	}
+	x := (*plan).explorer
+	if req.Budget.States == 0 && hint.field == "budget.states" && (*plan).bytes > s.mem.free() {
+		s.timelines.evict((*plan).bytes - s.mem.free())
+		perState := x.BytesPerState()
+		overhead := (*plan).bytes - int64(x.Config().Budget.States)*perState
+		fit := (s.mem.free()/2 - overhead) / perState
+		if fit >= minAutoStates {
+			smaller := *req
+			smaller.Budget.States = int(fit)
+			p, err := s.planSearch(smaller)
+			if err != nil {
+				return nil, err
+			}
+			*req, *plan = smaller, p
+		}
+	}
+	return s.mem.reserve(kindSearch, (*plan).bytes, hint)
+}
+
+// memoryStop is why the watchdog stopped a search.
+type memoryStop struct{ heap, limit, reserved int64 }
+
+func (m *memoryStop) Error() string {
+	return "stopped for memory: the server's heap reached " + formatBytes(m.heap) + ", past its budget of " +
+		formatBytes(m.limit) + ", and this search held the largest share (" + formatBytes(m.reserved) +
+		" reserved); run it with a smaller budget.states, or on a server with a larger -memory-budget"
+}
+
+// memoryStopOf returns the reason when ctx was ended by the watchdog.
+func memoryStopOf(ctx context.Context) string {
+	if m, ok := context.Cause(ctx).(*memoryStop); ok {
+		return m.Error()
+	}
+	return ""
+}
+
+// stopLargest stops the running search with the largest grant.
+func (p *searchPool) stopLargest(heap, limit int64) {
+	p.mu.Lock()
+	var worst *job
+	for _, j := range p.jobs { // order-independent: the largest grant wins
+		st, _ := j.snapshot()
+		if st.State == StateRunning && (worst == nil || j.mem.bytes() > worst.mem.bytes()) {
+			worst = j
+		}
+	}
+	p.mu.Unlock()
+	if worst != nil {
+		st, _ := worst.snapshot()
+		p.s.log.Warn("memory: stopping the largest search", "id", st.ID, "heap", heap, "limit", limit)
+		worst.cancel(&memoryStop{heap: heap, limit: limit, reserved: worst.mem.bytes()})
+	}
+}
