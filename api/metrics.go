@@ -24,6 +24,8 @@ type metrics struct {
 	queue      prometheus.Gauge
 	cacheBytes prometheus.Gauge
 	buildInfo  *prometheus.GaugeVec
+
+	exportsAborted prometheus.Counter // registered by New
 }
 
 func newMetrics() *metrics {

@@ -56,6 +56,8 @@ type Config struct {
 	MaxSearchStates  int     // default 5,000,000
 	MaxSearchRuns    int     // default 1,000,000
 
+	ExportSlots int // exports written at once, default GOMAXPROCS; more get 429
+
 	MaxStreams         int           // open WebSocket streams before 429, default 4096
 	StreamWriteTimeout time.Duration // default 5s: a client slower than this is cut off
 	StreamPing         time.Duration // default 15s
@@ -100,6 +102,9 @@ func (c *Config) defaults() {
 	if c.MaxSearchRuns <= 0 {
 		c.MaxSearchRuns = 1_000_000
 	}
+	if c.ExportSlots <= 0 {
+		c.ExportSlots = runtime.GOMAXPROCS(0)
+	}
 	if c.MaxStreams <= 0 {
 		c.MaxStreams = 4096
 	}
@@ -127,10 +132,11 @@ type Server struct {
 	metrics *metrics
 	handler http.Handler
 
-	runSlots  chan struct{}
-	mem       *memBudget
-	timelines *timelineCache
-	searches  *searchPool
+	runSlots    chan struct{}
+	exportSlots chan struct{}
+	mem         *memBudget
+	timelines   *timelineCache
+	searches    *searchPool
 
 	// streamCtx is cancelled by Shutdown: every open stream then closes
 	// with a going-away status.
@@ -155,9 +161,15 @@ func New(cfg Config) (*Server, error) {
 		log:      cfg.Logger,
 		metrics:  newMetrics(),
 		runSlots: make(chan struct{}, cfg.RunSlots),
+
+		exportSlots: make(chan struct{}, cfg.ExportSlots),
 	}
 	s.streamCtx, s.stopStreams = context.WithCancel(context.Background())
 	s.mem = newMemBudget(cfg.MemoryBudget, s.metrics.reg)
+	s.metrics.exportsAborted = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "racetrack_exports_aborted_total", Help: "Exports whose body could not be completed: the connection was aborted (never a truncated 200).",
+	})
+	s.metrics.reg.MustRegister(s.metrics.exportsAborted)
 	s.timelines = newTimelineCache(min(cfg.TimelineBytes, cfg.MemoryBudget/2), s.metrics.cacheBytes)
 	s.mem.evict = s.timelines.evict
 	s.searches = newSearchPool(s)

@@ -50,14 +50,10 @@ func (s *Server) getDiagram(w http.ResponseWriter, r *http.Request) {
 }
 
 // exportFormats maps a format to its writer, media type and file suffix.
-var exportFormats = map[string]struct {
-	write  func(*timeline.Timeline) ([]byte, error)
-	media  string
-	suffix string
-}{
-	"json":   {export.JSON, "application/json", ".json"},
-	"shiviz": {export.ShiViz, "text/plain; charset=utf-8", ".shiviz.log"},
-	"chrome": {export.Chrome, "application/json", ".trace.json"},
+var exportFormats = map[string]exportFormat{
+	"json":   {export.WriteJSON, "application/json", ".json"},
+	"shiviz": {export.WriteShiViz, "text/plain; charset=utf-8", ".shiviz.log"},
+	"chrome": {export.WriteChrome, "application/json", ".trace.json"},
 }
 
 func (s *Server) getExport(w http.ResponseWriter, r *http.Request) {
@@ -75,14 +71,7 @@ func (s *Server) getExport(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	b, err := f.write(rec.tl)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	w.Header().Set("Content-Type", f.media)
-	w.Header().Set("Content-Disposition", `attachment; filename="`+rec.id+f.suffix+`"`)
-	_, _ = w.Write(b)
+	s.streamExport(w, r, rec, f)
 }
 
 func (s *Server) compare(w http.ResponseWriter, r *http.Request) {

@@ -1,7 +1,7 @@
 package export
 
 import (
-	"encoding/json"
+	"io"
 	"strconv"
 
 	"github.com/racetrack-sim/racetrack/core/sim"
@@ -80,7 +80,11 @@ func displayTimes(tl *timeline.Timeline) []int64 {
 // no two steps share one (see displayTimes); in an untimed run, where
 // every step happens at time zero, the step index stands for the time in
 // µs (otherData.timebase says which).
-func Chrome(tl *timeline.Timeline) ([]byte, error) {
+func Chrome(tl *timeline.Timeline) ([]byte, error) { return collect(WriteChrome, tl) }
+
+// WriteChrome writes the Chrome trace (the shape of ChromeTrace) one
+// event at a time.
+func WriteChrome(w io.Writer, tl *timeline.Timeline) error {
 	tr := tl.Trace()
 	procs := tl.Procs()
 	timebase := "virtual time"
@@ -96,16 +100,27 @@ func Chrome(tl *timeline.Timeline) ([]byte, error) {
 	}
 	pid := func(p sim.ProcID) int { return int(procs[p].Node) + 1 }
 	tid := func(p sim.ProcID) int { return int(p) + 1 }
-	var evs []ChromeEvent
+	o := &jsonOut{w: w}
+	o.raw(`{"traceEvents":[`)
+	n := 0
+	emit := func(es ...ChromeEvent) {
+		for _, e := range es {
+			if n > 0 {
+				o.raw(",")
+			}
+			n++
+			o.value(e)
+		}
+	}
 	for _, n := range tl.Nodes() {
-		evs = append(evs, ChromeEvent{Name: "process_name", Ph: "M", Pid: int(n.ID) + 1, Args: map[string]any{"name": n.Name}})
+		emit(ChromeEvent{Name: "process_name", Ph: "M", Pid: int(n.ID) + 1, Args: map[string]any{"name": n.Name}})
 	}
 	for _, p := range procs {
 		name := p.Name
 		if p.Shard >= 0 {
 			name += " [shard " + strconv.Itoa(p.Shard) + "]"
 		}
-		evs = append(evs, ChromeEvent{Name: "thread_name", Ph: "M", Pid: pid(p.ID), Tid: tid(p.ID), Args: map[string]any{"name": name}},
+		emit(ChromeEvent{Name: "thread_name", Ph: "M", Pid: pid(p.ID), Tid: tid(p.ID), Args: map[string]any{"name": name}},
 			ChromeEvent{Name: "thread_sort_index", Ph: "M", Pid: pid(p.ID), Tid: tid(p.ID), Args: map[string]any{"sort_index": int(p.ID)}})
 	}
 	for p := range procs {
@@ -117,7 +132,7 @@ func Chrome(tl *timeline.Timeline) ([]byte, error) {
 			if st.Kind == sim.StepLocal && procs[p].Kind == sim.Thread && k+1 < len(steps) {
 				dur = us(at[steps[k+1]] - 1 - at[i])
 			}
-			evs = append(evs, ChromeEvent{Name: tr.Label(st.Label), Cat: st.Kind.String(), Ph: "X", Ts: ts(i), Dur: &dur,
+			emit(ChromeEvent{Name: tr.Label(st.Label), Cat: st.Kind.String(), Ph: "X", Ts: ts(i), Dur: &dur,
 				Pid: pid(st.Proc), Tid: tid(st.Proc), Args: map[string]any{"step": i, "time_ns": int64(st.Time)}})
 		}
 	}
@@ -135,7 +150,7 @@ func Chrome(tl *timeline.Timeline) ([]byte, error) {
 		if s.End >= 0 {
 			stop = ts(s.End)
 		}
-		evs = append(evs,
+		emit(
 			ChromeEvent{Name: name, Cat: "lock", Ph: "b", Ts: ts(s.Start), Pid: pid(s.Proc), Tid: tid(s.Proc), ID: id, Args: map[string]any{"step": s.Start}},
 			ChromeEvent{Name: name, Cat: "lock", Ph: "e", Ts: stop, Pid: pid(s.Proc), Tid: tid(s.Proc), ID: id})
 	}
@@ -148,11 +163,11 @@ func Chrome(tl *timeline.Timeline) ([]byte, error) {
 		switch {
 		case m.RecvStep >= 0:
 			fid := "msg" + strconv.Itoa(id)
-			evs = append(evs,
+			emit(
 				ChromeEvent{Name: label, Cat: "message", Ph: "s", Ts: us(at[m.SentStep] + flowAt), Pid: pid(m.From), Tid: tid(m.From), ID: fid},
 				ChromeEvent{Name: label, Cat: "message", Ph: "f", Bp: "e", Ts: us(at[m.RecvStep] + flowAt), Pid: pid(m.To), Tid: tid(m.To), ID: fid})
 		case m.Dropped:
-			evs = append(evs, ChromeEvent{Name: "lost: " + label, Cat: "message", Ph: "i", Scope: "t", Ts: us(at[m.SentStep] + lostAt),
+			emit(ChromeEvent{Name: "lost: " + label, Cat: "message", Ph: "i", Scope: "t", Ts: us(at[m.SentStep] + lostAt),
 				Pid: pid(m.From), Tid: tid(m.From), Args: map[string]any{"to": procs[m.To].Name, "reason": m.DropReason.String()}})
 		}
 	}
@@ -161,10 +176,13 @@ func Chrome(tl *timeline.Timeline) ([]byte, error) {
 			continue
 		}
 		p := tr.Step(v.Step).Proc
-		evs = append(evs, ChromeEvent{Name: "violation: " + v.Property, Cat: "violation", Ph: "i", Scope: "g", Ts: ts(v.Step),
+		emit(ChromeEvent{Name: "violation: " + v.Property, Cat: "violation", Ph: "i", Scope: "g", Ts: ts(v.Step),
 			Pid: pid(p), Tid: tid(p), Args: map[string]any{"message": v.Message, "step": v.Step}})
 	}
-	out := ChromeTrace{TraceEvents: evs, DisplayTimeUnit: "ms", OtherData: map[string]any{
-		"run": tl.ID(), "scenario": tl.Spec().Scenario, "variant": tl.Spec().Variant, "seed": tl.Spec().Seed, "timebase": timebase}}
-	return json.Marshal(out)
+	o.raw("]")
+	o.field("displayTimeUnit", "ms", false)
+	o.field("otherData", map[string]any{
+		"run": tl.ID(), "scenario": tl.Spec().Scenario, "variant": tl.Spec().Variant, "seed": tl.Spec().Seed, "timebase": timebase}, false)
+	o.raw("}")
+	return o.err
 }

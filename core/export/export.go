@@ -1,7 +1,10 @@
 // Package export writes a recorded timeline in formats other tools read:
 // a ShiViz log (vector clocks), Chrome trace event JSON for Perfetto and
-// chrome://tracing, and plain JSON of the whole run. Writers return bytes;
-// the caller decides where they go (core performs no I/O).
+// chrome://tracing, and plain JSON of the whole run. Each writer writes
+// to an io.Writer the caller gives, a piece at a time, so an export of
+// any length takes bounded memory (core performs no I/O of its own: the
+// caller decides where the bytes go); JSON, ShiViz and Chrome collect
+// the same bytes into memory.
 package export
 
 import (

@@ -1,7 +1,7 @@
 package export
 
 import (
-	"encoding/json"
+	"io"
 
 	"github.com/racetrack-sim/racetrack/core/scenario"
 	"github.com/racetrack-sim/racetrack/core/sim"
@@ -55,48 +55,61 @@ type MessageInfo struct {
 	DropReason string     `json:"dropReason,omitempty"`
 }
 
-// JSON writes the whole run: spec, schedule, steps, messages, lock spans,
-// violations and series.
-func JSON(tl *timeline.Timeline) ([]byte, error) {
+// JSON is WriteJSON into memory.
+func JSON(tl *timeline.Timeline) ([]byte, error) { return collect(WriteJSON, tl) }
+
+// WriteJSON writes the whole run as one JSON object (the shape of Run):
+// spec, schedule, steps, messages, lock spans, violations and series,
+// each step and message encoded as it is written.
+func WriteJSON(w io.Writer, tl *timeline.Timeline) error {
 	tr := tl.Trace()
-	r := Run{ID: tl.ID(), Spec: tl.Spec(), Summary: tl.Summary(), Schedule: tl.Schedule(), Choices: tr.Choices,
-		Spans: tl.Spans(), Series: tl.Series(), Parent: tl.Parent(), Violations: tl.Summary().Violations}
-	if r.Schedule == nil {
-		r.Schedule = []int{}
-	}
-	if r.Choices == nil {
-		r.Choices = []sim.ChoiceRecord{}
-	}
-	if r.Spans == nil {
-		r.Spans = []timeline.Span{}
-	}
-	for _, n := range tl.Nodes() {
-		r.Nodes = append(r.Nodes, NodeInfo{ID: n.ID, Name: n.Name})
-	}
-	for _, p := range tl.Procs() {
+	sum := tl.Summary()
+	o := &jsonOut{w: w}
+	o.raw("{")
+	o.field("id", tl.ID(), true)
+	o.field("spec", tl.Spec(), false)
+	o.field("summary", sum, false)
+	sched := tl.Schedule()
+	o.key("schedule", false)
+	o.array(len(sched), func(i int) any { return sched[i] })
+	o.key("choices", false)
+	o.array(len(tr.Choices), func(i int) any { return tr.Choices[i] })
+	nodes := tl.Nodes()
+	o.key("nodes", false)
+	o.array(len(nodes), func(i int) any { return NodeInfo{ID: nodes[i].ID, Name: nodes[i].Name} })
+	procs := tl.Procs()
+	o.key("procs", false)
+	o.array(len(procs), func(i int) any {
+		p := procs[i]
 		kind := "actor"
 		if p.Kind == sim.Thread {
 			kind = "thread"
 		}
-		r.Procs = append(r.Procs, ProcInfo{ID: p.ID, Name: p.Name, Node: p.Node, Shard: p.Shard, Kind: kind})
-	}
-	r.Mutexes = []string{}
-	for _, m := range tl.Mutexes() {
-		r.Mutexes = append(r.Mutexes, m.Name)
-	}
-	r.Steps = make([]timeline.StepView, 0, tl.Len())
-	for i := 0; i < tl.Len(); i++ {
-		r.Steps = append(r.Steps, tl.StepView(i))
-	}
-	r.Messages = make([]MessageInfo, 0, tr.NumMessages())
-	for id := 1; id <= tr.NumMessages(); id++ {
-		m := tr.Message(sim.MsgID(id))
+		return ProcInfo{ID: p.ID, Name: p.Name, Node: p.Node, Shard: p.Shard, Kind: kind}
+	})
+	mutexes := tl.Mutexes()
+	o.key("mutexes", false)
+	o.array(len(mutexes), func(i int) any { return mutexes[i].Name })
+	o.key("steps", false)
+	o.array(tl.Len(), func(i int) any { return tl.StepView(i) })
+	o.key("messages", false)
+	o.array(tr.NumMessages(), func(i int) any {
+		m := tr.Message(sim.MsgID(i + 1))
 		mi := MessageInfo{ID: m.ID, From: m.From, To: m.To, Label: tr.Label(m.Label), SentStep: m.SentStep, RecvStep: m.RecvStep,
 			SentAt: m.SentAt.Millis(), DeliverAt: m.DeliverAt.Millis(), Dropped: m.Dropped}
 		if m.Dropped {
 			mi.DropReason = m.DropReason.String()
 		}
-		r.Messages = append(r.Messages, mi)
+		return mi
+	})
+	spans := tl.Spans()
+	o.key("spans", false)
+	o.array(len(spans), func(i int) any { return spans[i] })
+	o.field("violations", sum.Violations, false)
+	o.field("series", tl.Series(), false)
+	if p := tl.Parent(); p != nil {
+		o.field("parent", p, false)
 	}
-	return json.Marshal(r)
+	o.raw("}")
+	return o.err
 }

@@ -2,6 +2,7 @@ package export
 
 import (
 	"encoding/json"
+	"io"
 	"strconv"
 	"strings"
 
@@ -18,7 +19,10 @@ const ShiVizRegex = `(?<event>.*)\n(?<host>\S*) (?<clock>{.*})`
 // lines per step — what happened, and "host {clock}" with the step's
 // vector clock keyed by host (zero entries left out). A host's own entry
 // is 1 at its first step and grows by one per step, as ShiViz requires.
-func ShiViz(tl *timeline.Timeline) ([]byte, error) {
+func ShiViz(tl *timeline.Timeline) ([]byte, error) { return collect(WriteShiViz, tl) }
+
+// WriteShiViz writes the ShiViz log one event at a time.
+func WriteShiViz(w io.Writer, tl *timeline.Timeline) error {
 	tr := tl.Trace()
 	hosts := hostNames(tl)
 	var b strings.Builder
@@ -43,9 +47,22 @@ func ShiViz(tl *timeline.Timeline) ([]byte, error) {
 			b.WriteString(": " + strconv.FormatUint(uint64(c), 10))
 		}
 		b.WriteString("}\n")
+		if b.Len() >= flushBytes || i == tr.Len()-1 {
+			if _, err := io.WriteString(w, b.String()); err != nil {
+				return err
+			}
+			b.Reset()
+		}
 	}
-	return []byte(b.String()), nil
+	if b.Len() > 0 {
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	return nil
 }
+
+// flushBytes is how much text a writer gathers before handing it on.
+const flushBytes = 32 << 10
 
 func shivizEvent(tl *timeline.Timeline, i int, s *sim.Step) string {
 	tr := tl.Trace()
