@@ -213,8 +213,11 @@ function paramField(p, v) {
   } else {
     input = h("input", { name: p.name, type: "text", value: String(v), inputmode: p.type === "int" ? "numeric" : "decimal" });
   }
+  // The schema's cross-parameter rules (e.g. rf ≤ nodes) that name this
+  // parameter, so the form says them before the server refuses a spec.
+  const rules = (S.scenario.rules || []).filter((r) => r.params.includes(p.name)).map((r) => r.help);
   return h("label.field", { dataset: { param: p.name } }, h("span", null, p.name + (p.unit ? ` (${p.unit})` : "")), input,
-    h("span.help", null, p.help + (range ? ` [${range}]` : "")), h("span.msg", { hidden: true }));
+    h("span.help", null, p.help + (range ? ` [${range}]` : "") + (rules.length ? ` · ${rules.join("; ")}` : "")), h("span.msg", { hidden: true }));
 }
 
 function readParams() {
