@@ -198,3 +198,14 @@ func TestMemoryBudgetIsInMetrics(t *testing.T) {
 	res.Body.Close()
 	assert.Contains(t, string(b), "racetrack_memory_budget_bytes 1.28849018", "60 % of 2 GiB is for work")
 }
+
+func TestSecondServerOnTheSameDataSaysItIsLocked(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "shared.db")
+	_, stop := start(t, data)
+	defer func() { require.NoError(t, stop()) }()
+	var log syncBuffer
+	err := Run(context.Background(), "server", []string{"-addr", "127.0.0.1:0", "-data", data}, &log, nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "locked by another process")
+	assert.NotContains(t, err.Error(), "timeout")
+}
