@@ -31,9 +31,11 @@ func memoryRefusal(p *Problem) bool {
 	return strings.HasSuffix(p.Type, "/memory-busy") || strings.HasSuffix(p.Type, "/too-large-for-memory")
 }
 
-// heapSample reads the bytes of live and not yet swept heap objects.
+// heapSample reads the live heap as the last garbage collection marked
+// it: garbage not yet collected does not count (the collector, told the
+// budget through GOMEMLIMIT, takes care of it).
 func heapSample() int64 {
-	s := []rtmetrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	s := []rtmetrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	rtmetrics.Read(s)
 	if s[0].Value.Kind() != rtmetrics.KindUint64 {
 		return 0

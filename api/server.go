@@ -177,7 +177,7 @@ func New(cfg Config) (*Server, error) {
 		s.searches.stop()
 		return nil, fmt.Errorf("api: resume searches: %w", err)
 	}
-	heap := prometheus.NewGauge(prometheus.GaugeOpts{Name: "racetrack_memory_heap_bytes", Help: "Bytes of Go heap objects, as the memory watchdog last read them."})
+	heap := prometheus.NewGauge(prometheus.GaugeOpts{Name: "racetrack_memory_heap_bytes", Help: "Live Go heap after the last garbage collection, as the memory watchdog last read it."})
 	s.metrics.reg.MustRegister(heap)
 	s.streamsWG.Add(1)
 	go func() {
