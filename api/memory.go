@@ -65,7 +65,7 @@ func (s *Server) watchMemory(ctx context.Context, interval time.Duration, heapGa
 }
 
 // minAutoStates is the smallest states budget the server picks for an
-// exhaustive search that named none, before it refuses it for memory.
+// exhaustive search that named none.
 const minAutoStates = 10_000
 
 // reserveSearch reserves the memory a planned search will hold at most.
@@ -83,8 +83,10 @@ func (s *Server) reserveSearch(req *SearchRequest, plan **searchPlan) (*grant, e
 		s.timelines.evict((*plan).bytes - s.mem.free())
 		perState := x.BytesPerState()
 		overhead := (*plan).bytes - int64(x.Config().Budget.States)*perState
-		fit := (s.mem.free()/2 - overhead) / perState
-		if fit >= minAutoStates {
+		// Never below minAutoStates: when even that is not free now, the
+		// reservation below says so with a 503 (or a 422 if it never fits).
+		fit := max((s.mem.free()/2-overhead)/perState, minAutoStates)
+		if fit < int64(x.Config().Budget.States) {
 			smaller := *req
 			smaller.Budget.States = int(fit)
 			p, err := s.planSearch(smaller)

@@ -45,10 +45,14 @@ type Config struct {
 	// stopped (an estimate fell short), default 5/4 of MemoryBudget.
 	HeapLimit int64
 
-	MaxBodyBytes  int64 // default 1 MiB
-	MaxRunSteps   int   // default 1,000,000: the step budget a run may ask for
-	RunSlots      int   // concurrent run executions, default 2*GOMAXPROCS
-	TimelineBytes int64 // memory for cached timelines, default 256 MiB
+	MaxBodyBytes int64 // default 1 MiB
+	MaxRunSteps  int   // default 1,000,000: the step budget a run may ask for
+	RunSlots     int   // concurrent run executions, default 2*GOMAXPROCS
+	// TimelineBytes bounds the cached timelines, default half the
+	// MemoryBudget: the cache also gives its memory back whenever new
+	// work needs it, so a large run is kept rather than recomputed on
+	// every request.
+	TimelineBytes int64
 
 	SearchWorkers    int     // default GOMAXPROCS
 	SearchQueue      int     // queued jobs before 429, default 64
@@ -85,7 +89,7 @@ func (c *Config) defaults() {
 		c.RunSlots = 2 * runtime.GOMAXPROCS(0)
 	}
 	if c.TimelineBytes <= 0 {
-		c.TimelineBytes = 256 << 20
+		c.TimelineBytes = c.MemoryBudget / 2
 	}
 	if c.SearchWorkers <= 0 {
 		c.SearchWorkers = runtime.GOMAXPROCS(0)
@@ -170,7 +174,7 @@ func New(cfg Config) (*Server, error) {
 		Name: "racetrack_exports_aborted_total", Help: "Exports whose body could not be completed: the connection was aborted (never a truncated 200).",
 	})
 	s.metrics.reg.MustRegister(s.metrics.exportsAborted)
-	s.timelines = newTimelineCache(min(cfg.TimelineBytes, cfg.MemoryBudget/2), s.metrics.cacheBytes)
+	s.timelines = newTimelineCache(min(cfg.TimelineBytes, cfg.MemoryBudget), s.metrics.cacheBytes)
 	s.mem.evict = s.timelines.evict
 	s.searches = newSearchPool(s)
 	if err := s.searches.resume(); err != nil {
