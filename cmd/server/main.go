@@ -1,7 +1,14 @@
 // Command server serves Racetrack: the v1 API, its WebSocket streams and
 // the browser app. It is `racetrack serve` under another name.
 //
-//	server -addr 127.0.0.1:8080 -data ./racetrack.db
+//	server -addr 127.0.0.1:8080 -data ./racetrack.db -memory-budget 4GiB
+//
+// -memory-budget (default: a quarter of the machine's or the cgroup's
+// memory) bounds the whole process: work is refused up front when it
+// does not fit, and the garbage collector is told the limit. The server
+// answers to IP literals, localhost and the -addr host; -allowed-hosts
+// adds DNS names (any other Host is refused: DNS rebinding), and
+// -allow-origin trusts other origins for WebSockets and browser POSTs.
 //
 // It serves the page and the wasm build embedded in its binary (packages
 // web and static: build the wasm first, as `make run` does; without it the
