@@ -110,3 +110,26 @@ func TestSearchPastTheHeapLimitFailsForMemory(t *testing.T) {
 	assert.Contains(t, st.Error, "stopped for memory")
 	assert.True(t, st.final())
 }
+
+// TestWatchdogStopsTheLargestWork: past the heap limit the run or search
+// holding the largest grant is stopped; a stopped run answers 503 with
+// the reason (timeline.Record stops at its next snapshot).
+func TestWatchdogStopsTheLargestWork(t *testing.T) {
+	ts := newTestServer(t)
+	small, err := ts.mem.reserve(kindRun, 1<<20, memoryHint{})
+	require.NoError(t, err)
+	big, err := ts.mem.reserve(kindRun, 8<<20, memoryHint{})
+	require.NoError(t, err)
+	a, b := ts.watchRun(small), ts.watchRun(big)
+	defer ts.unwatchRun(a)
+	defer ts.unwatchRun(b)
+	ts.stopLargest(900<<20, 800<<20)
+	assert.True(t, a.alive())
+	require.False(t, b.alive())
+	var p *Problem
+	require.ErrorAs(t, b.refusal(), &p)
+	assert.Equal(t, http.StatusServiceUnavailable, p.Status)
+	assert.Contains(t, p.Detail, "stopped for memory")
+	assert.Contains(t, p.Detail, "maxSteps")
+	assert.Positive(t, p.retryAfter)
+}

@@ -2,8 +2,10 @@ package api
 
 import (
 	"context"
+	"net/http"
 	rtmetrics "runtime/metrics"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -59,7 +61,7 @@ func (s *Server) watchMemory(ctx context.Context, interval time.Duration, heapGa
 		heap := heapSample()
 		heapGauge.Set(float64(heap))
 		if heap > s.cfg.HeapLimit {
-			s.searches.stopLargest(heap, s.cfg.HeapLimit)
+			s.stopLargest(heap, s.cfg.HeapLimit)
 		}
 	}
 }
@@ -99,13 +101,20 @@ func (s *Server) reserveSearch(req *SearchRequest, plan **searchPlan) (*grant, e
 	return s.mem.reserve(kindSearch, (*plan).bytes, hint)
 }
 
-// memoryStop is why the watchdog stopped a search.
-type memoryStop struct{ heap, limit, reserved int64 }
+// memoryStop is why the watchdog stopped a search or a run.
+type memoryStop struct {
+	heap, limit, reserved int64
+	what                  string // search, run
+}
 
 func (m *memoryStop) Error() string {
-	return "stopped for memory: the server's heap reached " + formatBytes(m.heap) + ", past its budget of " +
-		formatBytes(m.limit) + ", and this search held the largest share (" + formatBytes(m.reserved) +
-		" reserved); run it with a smaller budget.states, or on a server with a larger -memory-budget"
+	lower := "budget.states"
+	if m.what == "run" {
+		lower = "maxSteps"
+	}
+	return "stopped for memory: the server's heap reached " + formatBytes(m.heap) + ", past its limit of " +
+		formatBytes(m.limit) + ", and this " + m.what + " held the largest share (" + formatBytes(m.reserved) +
+		" reserved); run it with a smaller " + lower + ", later, or on a server with a larger -memory-budget"
 }
 
 // memoryStopOf returns the reason when ctx was ended by the watchdog.
@@ -116,20 +125,61 @@ func memoryStopOf(ctx context.Context) string {
 	return ""
 }
 
-// stopLargest stops the running search with the largest grant.
-func (p *searchPool) stopLargest(heap, limit int64) {
-	p.mu.Lock()
-	var worst *job
-	for _, j := range p.jobs { // order-independent: the largest grant wins
+// stopLargest stops the running search or run with the largest grant.
+func (s *Server) stopLargest(heap, limit int64) {
+	var job *job
+	var run *watchedRun
+	s.searches.mu.Lock()
+	for _, j := range s.searches.jobs { // order-independent: the largest grant wins
 		st, _ := j.snapshot()
-		if st.State == StateRunning && (worst == nil || j.mem.bytes() > worst.mem.bytes()) {
-			worst = j
+		if st.State == StateRunning && (job == nil || j.mem.bytes() > job.mem.bytes()) {
+			job = j
 		}
 	}
-	p.mu.Unlock()
-	if worst != nil {
-		st, _ := worst.snapshot()
-		p.s.log.Warn("memory: stopping the largest search", "id", st.ID, "heap", heap, "limit", limit)
-		worst.cancel(&memoryStop{heap: heap, limit: limit, reserved: worst.mem.bytes()})
+	s.searches.mu.Unlock()
+	s.runsMu.Lock()
+	for r := range s.runsRunning { // order-independent: the largest grant wins
+		if run == nil || r.mem.bytes() > run.mem.bytes() {
+			run = r
+		}
 	}
+	s.runsMu.Unlock()
+	switch {
+	case run != nil && (job == nil || run.mem.bytes() > job.mem.bytes()):
+		s.log.Warn("memory: stopping the largest run", "heap", heap, "limit", limit)
+		run.stop.Store(&memoryStop{heap: heap, limit: limit, reserved: run.mem.bytes(), what: "run"})
+	case job != nil:
+		st, _ := job.snapshot()
+		s.log.Warn("memory: stopping the largest search", "id", st.ID, "heap", heap, "limit", limit)
+		job.cancel(&memoryStop{heap: heap, limit: limit, reserved: job.mem.bytes(), what: "search"})
+	}
+}
+
+// watchedRun is a run being recorded, which the watchdog may stop.
+type watchedRun struct {
+	mem  *grant
+	stop atomic.Pointer[memoryStop]
+}
+
+func (r *watchedRun) alive() bool { return r.stop.Load() == nil }
+
+// refusal is the answer to a run the watchdog stopped: wait and retry.
+func (r *watchedRun) refusal() error {
+	p := newProblem(http.StatusServiceUnavailable, "memory-busy", "Not enough free memory", "maxSteps", "%s", r.stop.Load().Error())
+	p.NeedBytes, p.retryAfter = r.mem.bytes(), 5
+	return p
+}
+
+func (s *Server) watchRun(mem *grant) *watchedRun {
+	r := &watchedRun{mem: mem}
+	s.runsMu.Lock()
+	s.runsRunning[r] = struct{}{}
+	s.runsMu.Unlock()
+	return r
+}
+
+func (s *Server) unwatchRun(r *watchedRun) {
+	s.runsMu.Lock()
+	delete(s.runsRunning, r)
+	s.runsMu.Unlock()
 }

@@ -110,7 +110,12 @@ func (s *Server) execute(ns scenario.RunSpec) (rec *recording, err error) {
 		return nil, busy(1, "all %d run slots are busy; retry shortly", cap(s.runSlots))
 	}
 	defer func() { <-s.runSlots }()
-	tl, err := timeline.Record(s.reg, ns, timeline.Options{SnapshotEvery: snapshotEvery})
+	watched := s.watchRun(mem)
+	defer s.unwatchRun(watched)
+	tl, err := timeline.Record(s.reg, ns, timeline.Options{SnapshotEvery: snapshotEvery, Continue: watched.alive})
+	if errors.Is(err, timeline.ErrStopped) {
+		return nil, watched.refusal()
+	}
 	if err != nil {
 		var fe *scenario.FieldError
 		if errors.As(err, &fe) {

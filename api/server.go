@@ -139,6 +139,9 @@ type Server struct {
 	runSlots    chan struct{}
 	exportSlots chan struct{}
 	mem         *memBudget
+	// runsRunning are the runs being recorded, for the memory watchdog.
+	runsMu      sync.Mutex
+	runsRunning map[*watchedRun]struct{}
 	timelines   *timelineCache
 	searches    *searchPool
 
@@ -165,6 +168,8 @@ func New(cfg Config) (*Server, error) {
 		log:      cfg.Logger,
 		metrics:  newMetrics(),
 		runSlots: make(chan struct{}, cfg.RunSlots),
+
+		runsRunning: map[*watchedRun]struct{}{},
 
 		exportSlots: make(chan struct{}, cfg.ExportSlots),
 	}

@@ -32,6 +32,8 @@ var (
 	// recorded run (a model that is not deterministic, or that clones
 	// badly).
 	ErrReplay = errors.New("timeline: replay diverged from the recording")
+	// ErrStopped means Options.Continue stopped a recording.
+	ErrStopped = errors.New("timeline: recording stopped")
 )
 
 // DefaultSnapshotEvery is the snapshot interval when Options leaves it 0.
@@ -45,6 +47,10 @@ type Options struct {
 	// Parent, when set, records that this run was forked from another one
 	// (the what-if tree).
 	Parent *Branch
+	// Continue, when set, is asked at every snapshot whether to go on;
+	// false stops the recording with ErrStopped (a server that must give
+	// memory back).
+	Continue func() bool
 }
 
 // Timeline is a recorded run. It is immutable once recorded and safe to
@@ -88,6 +94,9 @@ func Record(reg *scenario.Registry, spec scenario.RunSpec, opt Options) (*Timeli
 	limits := ns.Limits()
 	for w.Stop() == sim.StopNone {
 		if w.StepWithin(limits) && w.Steps()%every == 0 {
+			if opt.Continue != nil && !opt.Continue() {
+				return nil, ErrStopped
+			}
 			tl.snaps = append(tl.snaps, w.Snapshot())
 		}
 	}

@@ -640,3 +640,14 @@ func TestSometimesStatus(t *testing.T) {
 		}
 	}
 }
+
+func TestContinueStopsARecording(t *testing.T) {
+	reg := catalog.New()
+	asked := 0
+	_, err := timeline.Record(reg, scenario.RunSpec{Scenario: "dining-philosophers", Params: map[string]any{"meals": 50.0}},
+		timeline.Options{SnapshotEvery: 64, Continue: func() bool { asked++; return asked < 3 }})
+	if !errors.Is(err, timeline.ErrStopped) || asked != 3 {
+		t.Fatalf("got %v after %d questions, want ErrStopped after 3", err, asked)
+
+	}
+}
