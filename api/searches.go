@@ -345,13 +345,9 @@ func (s *Server) createSearch(w http.ResponseWriter, r *http.Request) {
 		s.metrics.searches.WithLabelValues("rejected").Inc()
 		writeError(w, r, busy(5, "the search queue holds %d jobs, its limit; retry later", s.cfg.SearchQueue))
 	}
-	// A refusal leaves no record and holds no memory: check the queue
-	// before reserving and writing, and undo both if it filled up in
-	// between.
-	if s.searches.full() {
-		queueFull()
-		return
-	}
+	// A refusal leaves no record and holds no memory. Memory is asked
+	// first: a search that can never fit is told so (422) even when the
+	// queue is full, rather than to retry.
 	mem, err := s.reserveSearch(&req, &plan)
 	if err != nil {
 		writeError(w, r, err)
@@ -363,6 +359,10 @@ func (s *Server) createSearch(w http.ResponseWriter, r *http.Request) {
 			mem.release()
 		}
 	}()
+	if s.searches.full() {
+		queueFull()
+		return
+	}
 	st := SearchStatus{ID: newSearchID(), State: StateQueued, Request: req, Created: time.Now().UTC()}
 	if err := s.store.PutSearch(&st); err != nil {
 		writeError(w, r, fmt.Errorf("store search: %w", err))

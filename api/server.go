@@ -41,7 +41,7 @@ type Config struct {
 	// (cmd/server: a share of the machine's memory). Work is estimated
 	// before it starts and refused when it does not fit.
 	MemoryBudget int64
-	// HeapLimit is the Go heap past which the largest running search is
+	// HeapLimit is the live heap past which the largest running run or search is
 	// stopped (an estimate fell short), default 5/4 of MemoryBudget.
 	HeapLimit int64
 

@@ -3,7 +3,8 @@
 // and DNS-rebinding requests, malformed and duplicate-keyed bodies, specs
 // drawn inside the published schema, the searches and runs that used to
 // exhaust memory, concurrent exports and streams of a large run, a search
-// flood, and (with -server) kill -9 twice during a search. Meanwhile it
+// flood, connections that never finish their headers (slowloris), and
+// (with -server) kill -9 twice during a search. Meanwhile it
 // times /healthz every 50 ms and, with -server, reads the server's peak
 // resident memory (VmHWM) to compare with its budget.
 //
@@ -132,10 +133,12 @@ func run(o options) (*report, error) {
 
 	s := newSuite(t.base, sc)
 	probe := startHealthProbe(t.base)
+	slow := s.slowloris(sc.slow)
 	s.protocol()
 	s.inSchema()
 	s.memory()
 	s.searchFlood()
+	slow()
 	rep.health, rep.healthKO = probe.stop()
 	if t.cmd != nil {
 		rep.peakRSS = peakRSS(t.cmd.Process.Pid)
@@ -183,7 +186,7 @@ func inProcess(budget string) (*target, error) {
 		return nil, err
 	}
 	srv, err := api.New(api.Config{Registry: catalog.New(), Store: store, Logger: slog.New(slog.DiscardHandler),
-		MemoryBudget: b * 6 / 10, HeapLimit: b * 8 / 10})
+		MemoryBudget: b * 6 / 10, HeapLimit: b * 3 / 4}) // as cmd/server splits -memory-budget
 	if err != nil {
 		return nil, err
 	}

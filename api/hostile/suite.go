@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"regexp"
 	"slices"
@@ -29,12 +31,13 @@ type scale struct {
 	exports    int // concurrent exports of the large run
 	streams    int // streams on the large run
 	searches   int // search POSTs in the flood
+	slow       int // connections that never finish their headers
 	bfsSeconds int // how long the search runs before it is cancelled
 }
 
 var scales = map[string]scale{
-	"small": {name: "small", specs: 40, parallel: 4, bigRuns: 3, exports: 4, streams: 20, searches: 80, bfsSeconds: 3},
-	"full":  {name: "full", specs: 600, parallel: 16, bigRuns: 6, exports: 8, streams: 200, searches: 2000, bfsSeconds: 30},
+	"small": {name: "small", specs: 40, parallel: 4, bigRuns: 3, exports: 4, streams: 20, searches: 80, slow: 50, bfsSeconds: 3},
+	"full":  {name: "full", specs: 600, parallel: 16, bigRuns: 6, exports: 8, streams: 200, searches: 2000, slow: 500, bfsSeconds: 30},
 }
 
 // check is one expected outcome and what happened.
@@ -475,6 +478,39 @@ func (s *suite) searchFlood() {
 		}
 	}
 	s.record("cancel every accepted search", "200 cancelled", fmt.Sprintf("%d cancelled, %d not", cancelled, wrong), wrong == 0)
+}
+
+// slowloris opens n connections that send a request's headers and never
+// finish them: the server must close each once its header timeout (5 s)
+// passes, while it goes on serving everyone else. It returns at once and
+// records its check when wait is called.
+func (s *suite) slowloris(n int) (wait func()) {
+	var conns []net.Conn
+	for range n {
+		c, err := net.DialTimeout("tcp", s.host, 5*time.Second)
+		if err != nil {
+			break
+		}
+		_, _ = io.WriteString(c, "GET /healthz HTTP/1.1\r\nHost: "+s.host+"\r\nX-Slow: ")
+		conns = append(conns, c)
+	}
+	return func() {
+		closed := 0
+		for _, c := range conns {
+			_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+			if _, err := c.Read(make([]byte, 1)); err != nil && !isTimeout(err) {
+				closed++
+			}
+			_ = c.Close()
+		}
+		s.record(fmt.Sprintf("%d connections that never finish their headers", n), "all closed by the server (header timeout)",
+			fmt.Sprintf("%d of %d opened, %d closed by the server", len(conns), n, closed), len(conns) == n && closed == n)
+	}
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }
 
 // survivors checks, after a restart, that every acknowledged run and

@@ -19,8 +19,8 @@ const defaultBudgetShare = 4
 // runtime's and the HTTP server's.
 const (
 	workShare = 0.60
-	heapShare = 0.80
-	gcShare   = 0.90
+	heapShare = 0.75
+	gcShare   = 0.80
 )
 
 // parseBytes reads a size: a number of bytes, or one with a unit (KiB,
