@@ -101,7 +101,19 @@ type Config struct {
 	ParamRanges map[string]ParamRange `json:"paramRanges,omitempty"`
 	// NoShrink keeps a counterexample as found.
 	NoShrink bool `json:"noShrink,omitempty"`
+	// Storage is how bfs and dfs store visited states: fingerprint (the
+	// default) or exact (see StorageFingerprint).
+	Storage string `json:"storage,omitempty"`
+	// Workers is the number of goroutines a driver outside core (package
+	// internal/parallel) runs a level-synchronous bfs on; 0 means one per
+	// CPU. Verdicts, state counts (exact storage) and counterexamples do
+	// not depend on it. The core itself never starts a goroutine: Step
+	// runs everything on the caller's.
+	Workers int `json:"workers,omitempty"`
 }
+
+// MaxWorkers bounds Config.Workers.
+const MaxWorkers = 1024
 
 // Defaults of a search.
 const (
@@ -149,6 +161,14 @@ func (cfg Config) normalize(reg *scenario.Registry) (Config, scenario.RunSpec, *
 	if cfg.PCTDepth < 0 || cfg.PCTDepth > 64 {
 		errs.Add("pctDepth", "is %d, outside the allowed range [1, 64]", cfg.PCTDepth)
 	}
+	switch cfg.Storage {
+	case "", StorageFingerprint, StorageExact:
+	default:
+		errs.Add("storage", "unknown storage %q; one of %s", cfg.Storage, strings.Join(Storages, ", "))
+	}
+	if cfg.Workers < 0 || cfg.Workers > MaxWorkers {
+		errs.Add("workers", "is %d, outside [0, %d] (0: one per CPU)", cfg.Workers, MaxWorkers)
+	}
 	if cfg.Reductions.DPOR && cfg.Strategy != DFS {
 		errs.Add("reductions.dpor", "dynamic partial-order reduction is a dfs reduction; strategy is %s", cfg.Strategy)
 	}
@@ -195,6 +215,9 @@ func (cfg Config) normalize(reg *scenario.Registry) (Config, scenario.RunSpec, *
 		return cfg, spec, nil, err
 	}
 	cfg.Preset, cfg.Variant = spec.Preset, spec.Variant
+	if cfg.Storage == "" {
+		cfg.Storage = StorageFingerprint
+	}
 	def := DefaultBudget(cfg.Strategy)
 	if cfg.Budget.States == 0 {
 		cfg.Budget.States = def.States

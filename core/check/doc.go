@@ -26,6 +26,18 @@
 // there, shrunk the same way), not reached within budget, or, when an
 // exhaustive search completes, unreachable.
 //
+// States are stored as 64-bit fingerprints of their canonical encoding
+// (hash compaction; the probability that a collision hid a state is at
+// most n²/2^65 for n states and is reported with the result) or, with
+// Storage exact, as the encoding itself. bfs keeps no world between
+// levels: each state found records its parent and the choices of its
+// step, and the worlds of a level are rebuilt by replay (bfs.go), so a
+// stored state costs a few tens of bytes. A bfs level is expanded and
+// merged as independent tasks that a driver outside core may run on
+// several goroutines (Explorer.Tasks; package internal/parallel); every
+// decision is taken in task order, so results do not depend on the
+// number of workers.
+//
 // A counterexample is the RunSpec of the search plus the schedule (the
 // list of choices) that replays it with scenario.Registry.Execute; it is
 // then shrunk by delta debugging (ddmin) to a locally minimal schedule that

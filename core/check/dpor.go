@@ -49,8 +49,7 @@ type dporProbe struct {
 	fp footprint
 }
 
-func newDPOREngine(x *Explorer, g *graphEngine) (*dporEngine, error) {
-	root := g.frontier[0].w
+func newDPOREngine(x *Explorer, root *sim.World) (*dporEngine, error) {
 	e := &dporEngine{x: x, sleep: x.cfg.Reductions.Sleep, nproc: len(root.Procs())}
 	e.clock = make([][]int, e.nproc)
 	for i := range e.clock {
@@ -68,11 +67,13 @@ func newDPOREngine(x *Explorer, g *graphEngine) (*dporEngine, error) {
 // state, a state at the depth bound, or when a probe found a violation.
 func (e *dporEngine) frame(w *sim.World, sleep []footprint) *dporFrame {
 	x := e.x
+	ex := &expansion{e: &graphEngine{x: x}}
+	defer ex.flush()
 	x.prog.States++
 	x.prog.Depth = max(x.prog.Depth, w.Steps())
 	ready := w.Ready()
 	if len(ready) == 0 {
-		x.settleEnd(w)
+		ex.settleEnd(w)
 		return nil
 	}
 	if w.Steps() >= x.cfg.Budget.Depth {
@@ -80,18 +81,17 @@ func (e *dporEngine) frame(w *sim.World, sleep []footprint) *dporFrame {
 		return nil
 	}
 	f := &dporFrame{w: w, sleep: sleep, probes: make([][]dporProbe, e.nproc), fp: make([]footprint, e.nproc), taken: -1}
-	g := graphEngine{x: x, racy: false}
 	for k := range ready {
 		p := ready[k].Proc
 		var vals []int
 		for {
-			c, ch, ok := g.try(w, k, vals)
+			c, ch, ok := ex.try(w, k, vals)
 			if !ok {
 				return nil
 			}
-			fp := g.footprint(w, c, &ready[k], ch)
+			fp := ex.footprint(w, c, &ready[k], ch)
 			if v, bad := x.violation(c); bad {
-				x.report(x.counterexample(c), v)
+				ex.report(c, v)
 				return nil
 			}
 			if len(f.probes[p]) > 0 {

@@ -71,6 +71,11 @@ type Result struct {
 	// Exhaustive is true when every schedule within the bounds was
 	// covered (bfs and dfs that ran to completion).
 	Exhaustive bool `json:"exhaustive"`
+	// Storage is how bfs and dfs stored states (fingerprint or exact);
+	// OmissionProbability bounds the probability that a fingerprint
+	// collision left a state unexplored (see StorageFingerprint).
+	Storage             string  `json:"storage,omitempty"`
+	OmissionProbability float64 `json:"omissionProbability,omitempty"`
 	// Counterexample replays the violation (reg.Execute).
 	Counterexample *scenario.RunSpec `json:"counterexample,omitempty"`
 	// Step is the step of the violation in the counterexample.
@@ -173,6 +178,11 @@ func (x *Explorer) Step(budget int) Progress {
 		}
 		budget -= used
 	}
+	return x.Progress()
+}
+
+// Progress is where the search stands.
+func (x *Explorer) Progress() Progress {
 	x.prog.Shrinking = x.shrink != nil && !x.prog.Done
 	return x.prog
 }
@@ -249,6 +259,10 @@ func (x *Explorer) Result() Result {
 	default:
 		r.Bounds.States = x.cfg.Budget.States
 		r.Reductions = x.applied
+		r.Storage = x.cfg.Storage
+		if s := x.store(); s != nil {
+			r.OmissionProbability = s.omission()
+		}
 	}
 	if x.err != nil {
 		r.Error = x.err.Error()
@@ -276,6 +290,17 @@ func (x *Explorer) Result() Result {
 		}
 	}
 	return r
+}
+
+// store is the visited set of bfs and dfs (nil for the other engines).
+func (x *Explorer) store() *stateStore {
+	switch e := x.eng.(type) {
+	case *bfsEngine:
+		return e.g.store
+	case *dfsEngine:
+		return e.g.store
+	}
+	return nil
 }
 
 // matches reports whether v is a violation of the searched property.

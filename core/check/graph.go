@@ -34,7 +34,7 @@ type UnlockedSharing interface {
 // node is a state waiting to be expanded.
 type node struct {
 	w     *sim.World
-	hash  uint64
+	key   stateKey
 	sleep []footprint // transitions not to take from here, by process
 }
 
@@ -53,18 +53,16 @@ func independent(a, b footprint) bool {
 	return a.proc != b.proc && !a.global && !b.global && (a.mutex < 0 || b.mutex < 0 || a.mutex != b.mutex)
 }
 
-// graphEngine is bfs (a FIFO frontier: the first violation found has a
-// shortest schedule in steps) and dfs (a LIFO frontier), over canonical
-// state hashes.
+// graphEngine holds what bfs and dfs share: the visited set over
+// canonical state keys, the reductions that apply, and the expansion of
+// one state into its successors. dfs (dfsEngine) keeps a LIFO frontier of
+// worlds; bfs (bfsEngine) is level-synchronous and keeps no worlds
+// between levels: the first violation it finds has a shortest schedule
+// in steps.
 type graphEngine struct {
 	x        *Explorer
-	lifo     bool
-	frontier []*node
-	head     int // bfs: index of the next node
-	// visited maps a state hash to the sleep set it was expanded with
-	// (as a process bit mask).
-	visited  map[uint64]uint64
-	cut      bool // a state was left unexpanded at the depth bound
+	store    *stateStore
+	exact    bool
 	por      bool // the persistent-set reduction applies to the property
 	racy     bool
 	locks    bool // the model's lock sets allow stubborn sets
@@ -72,26 +70,46 @@ type graphEngine struct {
 	sym      Symmetric
 	perms    []sim.Permutation
 	// safeAt remembers which (process, pc) steps were found local, to try
-	// them first.
+	// them first. Expansions only read it; what they learn is merged in
+	// by the engine between expansions (at the end of a bfs level), so
+	// that it does not depend on the order in which workers ran.
 	safeAt map[[2]int]bool
 }
 
 func newGraphEngine(x *Explorer) (engine, error) {
-	w, err := x.newWorld(x.base, nil)
-	if err != nil {
+	e, root, err := newGraph(x)
+	if err != nil || e == nil {
 		return nil, err
 	}
+	if x.cfg.Reductions.DPOR && x.applied.DPOR {
+		return newDPOREngine(x, root)
+	}
+	key := e.keyOf(root)
+	e.store.put(key, 0)
+	x.prog.States, x.prog.Frontier = 1, 1
+	if x.cfg.Strategy == DFS {
+		return &dfsEngine{g: e, frontier: []*node{{w: root, key: key}}}, nil
+	}
+	return newBFSEngine(e, root), nil
+}
+
+// newGraph checks the model and sets up the reductions that apply.
+func newGraph(x *Explorer) (*graphEngine, *sim.World, error) {
+	w, err := x.newWorld(x.base, nil)
+	if err != nil {
+		return nil, nil, err
+	}
 	if !w.Untimed() {
-		return nil, fieldErr("preset", "%s/%s is timed; %s explores untimed models only (choose an untimed preset such as lock-level, or a random or pct search)",
+		return nil, nil, fieldErr("preset", "%s/%s is timed; %s explores untimed models only (choose an untimed preset such as lock-level, or a random or pct search)",
 			x.sc.ID, x.base.Preset, x.cfg.Strategy)
 	}
 	if len(w.Schedule()) > 0 {
-		return nil, fmt.Errorf("%w: %s makes choices in Init, which %s cannot enumerate", ErrUnsupported, x.sc.ID, x.cfg.Strategy)
+		return nil, nil, fmt.Errorf("%w: %s makes choices in Init, which %s cannot enumerate", ErrUnsupported, x.sc.ID, x.cfg.Strategy)
 	}
 	if len(w.Procs()) > 64 && x.cfg.Reductions.Sleep {
-		return nil, fieldErr("reductions.sleep", "sleep sets handle at most 64 processes; %s has %d", x.sc.ID, len(w.Procs()))
+		return nil, nil, fieldErr("reductions.sleep", "sleep sets handle at most 64 processes; %s has %d", x.sc.ID, len(w.Procs()))
 	}
-	e := &graphEngine{x: x, lifo: x.cfg.Strategy == DFS, visited: map[uint64]uint64{}, safeAt: map[[2]int]bool{}}
+	e := &graphEngine{x: x, exact: x.cfg.Storage == StorageExact, safeAt: map[[2]int]bool{}}
 	if u, ok := w.Model().(UnlockedSharing); ok {
 		e.racy = u.SharesUnlockedState()
 	}
@@ -115,18 +133,12 @@ func newGraphEngine(x *Explorer) (engine, error) {
 			e.sym, e.perms = s, perms
 		}
 	}
-	root := &node{w: w}
 	x.applied = Reductions{Sleep: x.cfg.Reductions.Sleep && !e.racy, POR: e.por, Symmetry: e.sym != nil}
 	if x.cfg.Reductions.DPOR && partialOrder {
-		e.frontier = append(e.frontier, root)
 		x.applied = Reductions{Sleep: x.cfg.Reductions.Sleep, DPOR: true}
-		return newDPOREngine(x, e)
 	}
-	root.hash = e.hash(w)
-	e.visited[root.hash] = 0
-	e.frontier = append(e.frontier, root)
-	x.prog.States, x.prog.Frontier = 1, 1
-	return e, nil
+	e.store = newStateStore(e.exact, x.applied.Sleep)
+	return e, w, nil
 }
 
 // hash is the canonical hash of a state.
@@ -143,74 +155,122 @@ func (e *graphEngine) hash(w *sim.World) uint64 {
 	return best
 }
 
-func (e *graphEngine) step(budget int) int {
-	x := e.x
+// dfsEngine is depth-first search over a LIFO frontier of worlds.
+type dfsEngine struct {
+	g        *graphEngine
+	frontier []*node
+	cut      bool // a state was left unexpanded at the depth bound
+}
+
+func (d *dfsEngine) step(budget int) int {
+	e, x := d.g, d.g.x
 	used := 0
 	for used < budget && x.found == nil && x.err == nil {
-		n := e.pop()
-		if n == nil {
+		if len(d.frontier) == 0 {
 			x.prog.Done = true
-			x.verified = !e.cut
+			x.verified = !d.cut
 			break
 		}
-		if len(e.visited) >= x.cfg.Budget.States {
+		if e.store.Len() >= x.cfg.Budget.States {
 			x.prog.Done = true
 			break
 		}
+		n := d.frontier[len(d.frontier)-1]
+		d.frontier[len(d.frontier)-1] = nil
+		d.frontier = d.frontier[:len(d.frontier)-1]
 		used++
-		e.expand(n)
-		x.prog.States = len(e.visited)
-		x.prog.Frontier = len(e.frontier) - e.head
+		ex := &expansion{e: e, emit: d.push}
+		ex.expand(n)
+		ex.flush()
+		d.cut = d.cut || ex.cut
+		x.prog.States = e.store.Len()
+		x.prog.Frontier = len(d.frontier)
 	}
 	return used
 }
 
-func (e *graphEngine) pop() *node {
-	if e.lifo {
-		if len(e.frontier) == 0 {
-			return nil
+// push queues a successor unless it was expanded before with a sleep set
+// no larger than this one.
+func (d *dfsEngine) push(s succ, sleep []footprint) {
+	e := d.g
+	mask := maskOf(sleep)
+	if stored, seen := e.store.lookup(s.key); seen {
+		var again bool
+		if mask, again = e.againWith(stored, mask); !again {
+			return
 		}
-		n := e.frontier[len(e.frontier)-1]
-		e.frontier[len(e.frontier)-1] = nil
-		e.frontier = e.frontier[:len(e.frontier)-1]
-		return n
+		sleep = keepMask(sleep, mask)
 	}
-	if e.head == len(e.frontier) {
-		return nil
+	e.store.put(s.key, mask)
+	d.frontier = append(d.frontier, &node{w: s.w, key: s.key, sleep: sleep})
+}
+
+// expansion expands states and collects what that found: successors
+// (handed to emit), counters, the first violation, whether the depth
+// bound cut the search, what (process, pc) steps were found local. It
+// reads the engine and its visited set and writes only itself, so that
+// bfs workers can run expansions of one level concurrently.
+type expansion struct {
+	e           *graphEngine
+	emit        func(s succ, sleep []footprint)
+	transitions int
+	depth       int
+	cut         bool
+	err         error
+	found       *finding
+	safe        [][2]int
+}
+
+// flush hands what the expansion found to the explorer and the engine.
+func (ex *expansion) flush() {
+	x, e := ex.e.x, ex.e
+	x.prog.Transitions += ex.transitions
+	x.prog.Depth = max(x.prog.Depth, ex.depth)
+	for _, k := range ex.safe {
+		e.safeAt[k] = true
 	}
-	n := e.frontier[e.head]
-	e.frontier[e.head] = nil
-	e.head++
-	if e.head > 4096 && e.head*2 > len(e.frontier) {
-		e.frontier = append(e.frontier[:0], e.frontier[e.head:]...)
-		e.head = 0
+	if ex.err != nil && x.err == nil {
+		x.err = ex.err
 	}
-	return n
+	if ex.found != nil && x.found == nil && x.err == nil {
+		x.report(ex.found.spec, ex.found.violation)
+	}
+}
+
+// stopped reports whether the expansion found a violation or failed.
+func (ex *expansion) stopped() bool { return ex.found != nil || ex.err != nil }
+
+// report keeps the first violation found.
+func (ex *expansion) report(w *sim.World, v sim.Violation) {
+	if ex.found == nil {
+		ex.found = &finding{spec: ex.e.x.counterexample(w), violation: v}
+	}
 }
 
 // succ is one successor of the node being expanded.
 type succ struct {
-	w    *sim.World
-	hash uint64
-	fp   footprint
+	w   *sim.World
+	key stateKey
+	fp  footprint
 }
 
 // expand computes the successors of n, reports a violation or a
-// completed end state, and queues the successors not seen before.
-func (e *graphEngine) expand(n *node) {
+// completed end state, and emits the successors not seen before.
+func (ex *expansion) expand(n *node) {
+	e := ex.e
 	x := e.x
 	w := n.w
-	x.prog.Depth = max(x.prog.Depth, w.Steps())
+	ex.depth = max(ex.depth, w.Steps())
 	ready := w.Ready()
 	if len(ready) == 0 {
-		x.settleEnd(w)
+		ex.settleEnd(w)
 		return
 	}
 	if w.Steps() >= x.cfg.Budget.Depth {
-		e.cut = true
+		ex.cut = true
 		return
 	}
-	if e.locks && e.expandStubborn(n, ready) {
+	if e.locks && ex.expandStubborn(n, ready) {
 		return
 	}
 	var succs []succ
@@ -221,24 +281,24 @@ func (e *graphEngine) expand(n *node) {
 		single := true
 		var vals []int
 		for {
-			c, ch, ok := e.try(w, k, vals)
+			c, ch, ok := ex.try(w, k, vals)
 			if !ok {
 				return
 			}
 			if len(ch.ns) > 0 {
 				single = false
 			}
-			fp := e.footprint(w, c, &ready[k], ch)
+			fp := ex.footprint(w, c, &ready[k], ch)
 			if v, bad := x.violation(c); bad {
-				x.report(x.counterexample(c), v)
+				ex.report(c, v)
 				return
 			}
-			s := succ{w: c, hash: e.hash(c), fp: fp}
+			s := succ{w: c, key: e.keyOf(c), fp: fp}
 			if single && e.por && e.safe(&ready[k], fp) {
-				if _, seen := e.visited[s.hash]; !seen {
+				if _, seen := e.store.lookup(s.key); !seen {
 					// A persistent set of one: the step touches nothing
 					// another process can touch, and leads somewhere new.
-					e.push(s, e.keepAsleep(n.sleep, fp))
+					ex.emit(s, e.keepAsleep(n.sleep, fp))
 					return
 				}
 			}
@@ -250,12 +310,13 @@ func (e *graphEngine) expand(n *node) {
 			vals = next
 		}
 	}
-	e.pushAll(n, succs)
+	ex.pushAll(n, succs)
 }
 
-// pushAll queues the successors of n, each with its sleep set: the
+// pushAll emits the successors of n, each with its sleep set: the
 // sleeping and already explored steps independent of it.
-func (e *graphEngine) pushAll(n *node, succs []succ) {
+func (ex *expansion) pushAll(n *node, succs []succ) {
+	e := ex.e
 	var done []footprint
 	for _, s := range succs {
 		var sleep []footprint
@@ -270,7 +331,7 @@ func (e *graphEngine) pushAll(n *node, succs []succ) {
 				done = append(done, s.fp)
 			}
 		}
-		e.push(s, sleep)
+		ex.emit(s, sleep)
 	}
 }
 
@@ -283,28 +344,6 @@ func (e *graphEngine) keepAsleep(sleep []footprint, fp footprint) []footprint {
 		}
 	}
 	return out
-}
-
-// push queues a successor unless it was expanded before with a sleep set
-// no larger than this one.
-func (e *graphEngine) push(s succ, sleep []footprint) {
-	mask := maskOf(sleep)
-	stored, seen := e.visited[s.hash]
-	if seen {
-		if stored&^mask == 0 {
-			return
-		}
-		if e.sym != nil {
-			// Under symmetry the stored mask names the processes of
-			// another member of the orbit: expand again with no sleep set.
-			mask, sleep = 0, nil
-		} else {
-			mask &= stored
-			sleep = slices.DeleteFunc(sleep, func(z footprint) bool { return mask&(1<<uint(z.proc)) == 0 })
-		}
-	}
-	e.visited[s.hash] = mask
-	e.frontier = append(e.frontier, &node{w: s.w, hash: s.hash, sleep: sleep})
 }
 
 func maskOf(sleep []footprint) uint64 {
@@ -368,27 +407,29 @@ func (e *graphEngine) safe(ev *sim.Event, fp footprint) bool {
 
 // try runs option k of w's ready events with the given values for the
 // value choices inside the step, on a copy of w.
-func (e *graphEngine) try(w *sim.World, k int, vals []int) (*sim.World, *forceChooser, bool) {
+func (ex *expansion) try(w *sim.World, k int, vals []int) (*sim.World, *forceChooser, bool) {
+	e := ex.e
 	x := e.x
 	c := w.Snapshot()
 	ch := &forceChooser{event: k, values: vals}
 	c.SetChooser(ch)
-	x.prog.Transitions++
+	ex.transitions++
 	c.Step()
 	if ch.tooMany != "" {
-		x.err = fmt.Errorf("%w: %s draws %q with %d options at step %d; %s enumerates values of at most %d options (use an untimed preset, or random or pct)",
+		ex.err = fmt.Errorf("%w: %s draws %q with %d options at step %d; %s enumerates values of at most %d options (use an untimed preset, or random or pct)",
 			ErrUnsupported, e.x.sc.ID, ch.tooMany, ch.tooManyN, w.Steps(), x.cfg.Strategy, MaxValueOptions)
 		return nil, nil, false
 	}
 	if err := c.Err(); err != nil {
-		x.err = err
+		ex.err = err
 		return nil, nil, false
 	}
 	return c, ch, true
 }
 
 // footprint learns what the step from w to c touched.
-func (e *graphEngine) footprint(w, c *sim.World, ev *sim.Event, ch *forceChooser) footprint {
+func (ex *expansion) footprint(w, c *sim.World, ev *sim.Event, ch *forceChooser) footprint {
+	e := ex.e
 	st := c.LastStep()
 	p := w.Proc(ev.Proc)
 	fp := footprint{proc: ev.Proc, mutex: -1}
@@ -405,12 +446,12 @@ func (e *graphEngine) footprint(w, c *sim.World, ev *sim.Event, ch *forceChooser
 		fp.global = true
 	}
 	if !fp.global && e.por && (fp.mutex < 0 || ev.Kind == sim.EvAcquire) {
-		e.safeAt[[2]int{int(ev.Proc), p.PC}] = true
+		if k := [2]int{int(ev.Proc), p.PC}; !e.safeAt[k] {
+			ex.safe = append(ex.safe, k)
+		}
 	}
 	return fp
 }
-
-// counterexample is the spec that replays the path to w.
 
 // forceChooser takes one given ready event, then the given values for the
 // value choices inside the step (0 past their end), recording how many
@@ -458,11 +499,11 @@ func (f *forceChooser) next() ([]int, bool) {
 
 // settleEnd runs the end of a run that has nothing left to step (the
 // kernel's end-of-run checks) and reports what it violates.
-func (x *Explorer) settleEnd(w *sim.World) {
+func (ex *expansion) settleEnd(w *sim.World) {
 	w.StepWithin(sim.Limits{})
 	w.Finish()
-	if v, ok := x.violation(w); ok {
-		x.report(x.counterexample(w), v)
+	if v, ok := ex.e.x.violation(w); ok {
+		ex.report(w, v)
 	}
 }
 

@@ -28,6 +28,7 @@ const maxSeeds = 8
 
 // stubborn is the state of one stubborn-set computation at a state.
 type stubborn struct {
+	ex    *expansion
 	e     *graphEngine
 	w     *sim.World
 	ready []sim.Event
@@ -39,10 +40,11 @@ type stubborn struct {
 
 // expandStubborn explores a stubborn set of n's state and reports whether
 // it handled the state (false: expand it fully).
-func (e *graphEngine) expandStubborn(n *node, ready []sim.Event) bool {
+func (ex *expansion) expandStubborn(n *node, ready []sim.Event) bool {
+	e := ex.e
 	w := n.w
 	procs := w.Procs()
-	st := &stubborn{e: e, w: w, ready: ready, evIdx: make([]int, len(procs)), succ: make([]*succ, len(procs))}
+	st := &stubborn{ex: ex, e: e, w: w, ready: ready, evIdx: make([]int, len(procs)), succ: make([]*succ, len(procs))}
 	for i := range st.evIdx {
 		st.evIdx[i] = -1
 		if procs[i].Status == sim.Waiting {
@@ -85,7 +87,7 @@ func (e *graphEngine) expandStubborn(n *node, ready []sim.Event) bool {
 		}
 		succs = append(succs, *st.succ[p])
 	}
-	e.pushAll(n, succs)
+	ex.pushAll(n, succs)
 	return true
 }
 
@@ -163,23 +165,23 @@ func (st *stubborn) exec(p sim.ProcID) *succ {
 	if s := st.succ[p]; s != nil {
 		return s
 	}
-	e, k := st.e, st.evIdx[p]
-	c, ch, ok := e.try(st.w, k, nil)
+	ex, e, k := st.ex, st.e, st.evIdx[p]
+	c, ch, ok := ex.try(st.w, k, nil)
 	if !ok {
 		st.abort = true
 		return nil
 	}
-	fp := e.footprint(st.w, c, &st.ready[k], ch)
+	fp := ex.footprint(st.w, c, &st.ready[k], ch)
 	if kind := c.LastStep().Kind; fp.global || len(ch.ns) > 0 || kind == sim.StepWait || kind == sim.StepSignal {
 		st.abort = true
 		return nil
 	}
 	if v, bad := e.x.violation(c); bad {
-		e.x.report(e.x.counterexample(c), v)
+		ex.report(c, v)
 		st.found = true
 		return nil
 	}
-	s := &succ{w: c, hash: e.hash(c), fp: fp}
+	s := &succ{w: c, key: e.keyOf(c), fp: fp}
 	st.succ[p] = s
 	return s
 }

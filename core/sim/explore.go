@@ -1,6 +1,11 @@
 package sim
 
-import "fmt"
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"slices"
+)
 
 // This file holds what the schedule explorers (core/check) need from the
 // kernel beyond stepping, cloning and hashing: what the last step touched,
@@ -69,6 +74,15 @@ func inverse[T ~int32](perm []T, n int) []T {
 // canonical hash of a state (symmetry reduction). With p nil it is Hash.
 func (w *World) HashPermuted(p *Permutation, model func(h *Hasher)) uint64 {
 	h := NewHasher()
+	w.FoldPermuted(&h, p, model)
+	return h.Sum()
+}
+
+// FoldPermuted folds into h the state HashPermuted hashes. When h records
+// (NewEncoder), the record is the canonical encoding of that state: the
+// pending events, a multiset, are encoded in sorted order, so equal
+// states have equal encodings whatever order their queues are in.
+func (w *World) FoldPermuted(h *Hasher, p *Permutation, model func(h *Hasher)) {
 	var procInv []ProcID
 	var mutexInv []MutexID
 	if p != nil && p.Procs != nil {
@@ -113,12 +127,16 @@ func (w *World) HashPermuted(p *Permutation, model func(h *Hasher)) uint64 {
 		h.Bool(w.net.links[i].Down)
 	}
 	var events uint64
+	var encoded [][]byte
 	for i := range w.queue {
 		e := &w.queue[i]
 		if w.stale(e) {
 			continue
 		}
 		eh := NewHasher()
+		if h.rec {
+			eh = NewEncoder(nil)
+		}
 		eh.Int64(int64(e.At - w.now))
 		eh.Int(int(p.proc(e.Proc)))
 		eh.Int(int(e.Kind))
@@ -140,8 +158,17 @@ func (w *World) HashPermuted(p *Permutation, model func(h *Hasher)) uint64 {
 			eh.String(fmt.Sprintf("%T%+v", pl, pl))
 		}
 		events += Mix64(eh.Sum())
+		if h.rec {
+			encoded = append(encoded, eh.buf)
+		}
 	}
 	h.Uint64(events)
-	model(&h)
-	return h.Sum()
+	if h.rec {
+		slices.SortFunc(encoded, bytes.Compare)
+		h.buf = binary.AppendUvarint(h.buf, uint64(len(encoded)))
+		for _, b := range encoded {
+			h.raw(b)
+		}
+	}
+	model(h)
 }

@@ -1,21 +1,56 @@
 package sim
 
-import "math"
+import (
+	"encoding/binary"
+	"math"
+)
 
 // Hasher folds values into a 64-bit hash. It is deterministic across
 // platforms and runs (no per-process seed), so a state's hash can appear in
 // golden files and be compared between native and wasm builds.
-type Hasher struct{ h uint64 }
+//
+// A Hasher made by NewEncoder also records every value folded, as
+// varints: that record is the state's canonical encoding, which the
+// explorers store when they are asked for exact storage instead of
+// fingerprints. Two states with the same encoding are the same state;
+// the hash is a function of the encoding.
+type Hasher struct {
+	h   uint64
+	rec bool
+	buf []byte
+}
 
 const hashMul = 0x9E3779B97F4A7C15
 
 // NewHasher returns a hasher with the fixed initial state.
 func NewHasher() Hasher { return Hasher{h: 0xcbf29ce484222325} }
 
+// NewEncoder returns a hasher that also records what it folds, appending
+// to buf[:0].
+func NewEncoder(buf []byte) Hasher { return Hasher{h: 0xcbf29ce484222325, rec: true, buf: buf[:0]} }
+
+// Recording reports whether h records an encoding (NewEncoder).
+func (h *Hasher) Recording() bool { return h.rec }
+
+// Bytes is the encoding recorded so far (nil unless NewEncoder).
+func (h *Hasher) Bytes() []byte { return h.buf }
+
 // Uint64 folds v.
 func (h *Hasher) Uint64(v uint64) {
 	x := (h.h ^ v) * hashMul
 	h.h = x ^ (x >> 32)
+	if h.rec {
+		h.buf = binary.AppendUvarint(h.buf, v)
+	}
+}
+
+// raw appends bytes to the encoding without folding them (the explorers'
+// multiset encodings, whose hash is folded separately).
+func (h *Hasher) raw(b []byte) {
+	if h.rec {
+		h.buf = binary.AppendUvarint(h.buf, uint64(len(b)))
+		h.buf = append(h.buf, b...)
+	}
 }
 
 // Int folds v.

@@ -1,0 +1,397 @@
+package check
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/racetrack-sim/racetrack/core/sim"
+)
+
+// bfsEngine is level-synchronous breadth-first search that keeps no
+// world between levels. A stored state costs its entry in the visited set
+// plus, in the level it was found at, its parent's index and the choices
+// of the one step from the parent (about 10 bytes): enough to rebuild its
+// world by replaying the path from the root, and to write the
+// counterexample. The frontier of the level being expanded also keeps
+// each state's sleep set.
+//
+// A level is done in two phases of independent tasks, which a caller may
+// run on as many goroutines as it likes (see Explorer.Tasks):
+//
+//   - expand: each task expands a fixed-size chunk of the level's states
+//     (rebuilding their worlds along a cached path) into candidate
+//     successors not stored before the level, grouped by the part of the
+//     visited set their fingerprint falls in;
+//   - merge: each task owns one part of the visited set and stores the
+//     candidates that fall in it, visiting the chunks in order.
+//
+// Then the engine builds the next level from the kept candidates in chunk
+// order. Chunks are cut by position, never by worker, and every decision
+// is taken in chunk order, so the states, the verdict and the
+// counterexample (the first violation in chunk order, a shortest one) are
+// the same for any number of workers.
+type bfsEngine struct {
+	g     *graphEngine
+	root  *sim.World
+	depth int // depth of the level being expanded
+	// levels[d] records the states found at depth d.
+	levels []levelLog
+	// cur is the sleep sets of the level being expanded, by entry.
+	curSleep sleepArena
+	phase    int
+	chunks   []*chunk
+	next     int // the next task to run in Step
+	cut      bool
+}
+
+// Phases of a level.
+const (
+	phaseExpand = iota
+	phaseMerge
+)
+
+// bfsChunk is the number of states of one expand task.
+const bfsChunk = 256
+
+// levelLog is the states found at one depth: entry i was reached from
+// entry parent[i] of the level above by the step whose choices are
+// choices[off[i]:off[i+1]] (uvarints).
+type levelLog struct {
+	parent  []uint32
+	off     []uint32
+	choices []byte
+}
+
+func (l *levelLog) len() int { return len(l.parent) }
+
+func (l *levelLog) add(parent uint32, choices []int) {
+	if len(l.off) == 0 {
+		l.off = append(l.off, 0)
+	}
+	l.parent = append(l.parent, parent)
+	for _, c := range choices {
+		l.choices = binary.AppendUvarint(l.choices, uint64(c))
+	}
+	l.off = append(l.off, uint32(len(l.choices)))
+}
+
+func (l *levelLog) stepChoices(i uint32, out []int) []int {
+	b := l.choices[l.off[i]:l.off[i+1]]
+	for len(b) > 0 {
+		v, n := binary.Uvarint(b)
+		out = append(out, int(v))
+		b = b[n:]
+	}
+	return out
+}
+
+// sleepArena holds a sleep set per entry.
+type sleepArena struct {
+	off  []uint32
+	sets []footprint
+}
+
+func (a *sleepArena) add(sleep []footprint) {
+	if len(a.off) == 0 {
+		a.off = append(a.off, 0)
+	}
+	a.sets = append(a.sets, sleep...)
+	a.off = append(a.off, uint32(len(a.sets)))
+}
+
+func (a *sleepArena) get(i int) []footprint {
+	if len(a.off) == 0 {
+		return nil
+	}
+	return a.sets[a.off[i]:a.off[i+1]:a.off[i+1]]
+}
+
+// candidate is a successor found by an expand task.
+type candidate struct {
+	key     stateKey
+	parent  uint32 // entry of the level being expanded
+	choices [2]uint32
+	sleep   [2]uint32
+	mask    uint64
+	keep    bool // store it and expand it at the next level
+}
+
+// chunk is one expand task's input range and output.
+type chunk struct {
+	lo, hi  int
+	ex      expansion
+	cands   []candidate
+	choices []int
+	sleeps  []footprint
+	byGroup [storeGroups][]uint32
+	ran     bool
+}
+
+func newBFSEngine(g *graphEngine, root *sim.World) *bfsEngine {
+	b := &bfsEngine{g: g, root: root}
+	var l levelLog
+	l.add(0, nil)
+	b.levels = append(b.levels, l)
+	b.curSleep.add(nil)
+	b.startLevel()
+	return b
+}
+
+// startLevel cuts the level being expanded into chunks.
+func (b *bfsEngine) startLevel() {
+	n := b.levels[b.depth].len()
+	b.chunks = b.chunks[:0]
+	for lo := 0; lo < n; lo += bfsChunk {
+		b.chunks = append(b.chunks, &chunk{lo: lo, hi: min(n, lo+bfsChunk)})
+	}
+	b.phase, b.next = phaseExpand, 0
+	b.g.x.prog.Frontier = n
+}
+
+// tasks is the number of tasks of the current phase.
+func (b *bfsEngine) tasks() int {
+	if b.phase == phaseExpand {
+		return len(b.chunks)
+	}
+	return storeGroups
+}
+
+// runTask runs task i of the current phase.
+func (b *bfsEngine) runTask(i int) {
+	if b.phase == phaseExpand {
+		b.expandChunk(b.chunks[i])
+		return
+	}
+	b.mergeGroup(i)
+}
+
+// endPhase ends the current phase: after expand, it reports a violation
+// or moves to merge; after merge, it builds the next level.
+func (b *bfsEngine) endPhase() {
+	x := b.g.x
+	if b.phase == phaseExpand {
+		for _, c := range b.chunks {
+			b.cut = b.cut || c.ex.cut
+			c.ex.flush()
+			if x.found != nil || x.err != nil {
+				x.prog.States = b.g.store.Len()
+				x.prog.Done = x.prog.Done || x.err != nil
+				b.chunks = nil
+				return
+			}
+		}
+		b.phase, b.next = phaseMerge, 0
+		return
+	}
+	var next levelLog
+	var sleep sleepArena
+	for _, c := range b.chunks {
+		for i := range c.cands {
+			cd := &c.cands[i]
+			if !cd.keep {
+				continue
+			}
+			next.add(cd.parent, c.choices[cd.choices[0]:cd.choices[1]])
+			sleep.add(keepMask(c.sleeps[cd.sleep[0]:cd.sleep[1]], cd.mask))
+		}
+	}
+	b.chunks = nil
+	x.prog.States = b.g.store.Len()
+	if next.len() == 0 {
+		x.prog.Done, x.prog.Frontier = true, 0
+		x.verified = !b.cut
+		return
+	}
+	b.levels = append(b.levels, next)
+	b.curSleep = sleep
+	b.depth++
+	if x.prog.States >= x.cfg.Budget.States {
+		x.prog.Done = true
+		return
+	}
+	b.startLevel()
+}
+
+// keepMask is sleep restricted to the processes in mask.
+func keepMask(sleep []footprint, mask uint64) []footprint {
+	var out []footprint
+	for _, z := range sleep {
+		if mask&(1<<uint(z.proc)) != 0 {
+			out = append(out, z)
+		}
+	}
+	return out
+}
+
+// step runs tasks in order on the caller's goroutine, counting the states
+// expanded (and one unit per merge) against budget.
+func (b *bfsEngine) step(budget int) int {
+	x := b.g.x
+	used := 0
+	for used < budget && !x.prog.Done && x.found == nil && x.err == nil {
+		if b.next < b.tasks() {
+			if b.phase == phaseExpand {
+				c := b.chunks[b.next]
+				used += c.hi - c.lo
+			} else {
+				used++
+			}
+			b.runTask(b.next)
+			b.next++
+			continue
+		}
+		b.endPhase()
+		used++
+	}
+	return used
+}
+
+// expandChunk expands the states of c, rebuilding their worlds.
+func (b *bfsEngine) expandChunk(c *chunk) {
+	if c.ran {
+		return
+	}
+	c.ran = true
+	g := b.g
+	rb := rebuilder{b: b}
+	var parent uint32
+	var pathLen int
+	c.ex = expansion{e: g}
+	c.ex.emit = func(s succ, sleep []footprint) {
+		if stored, seen := g.store.lookup(s.key); seen {
+			if _, again := g.againWith(stored, maskOf(sleep)); !again {
+				return
+			}
+		}
+		cd := candidate{key: s.key, parent: parent}
+		cd.choices[0] = uint32(len(c.choices))
+		c.choices = append(c.choices, s.w.Schedule()[pathLen:]...)
+		cd.choices[1] = uint32(len(c.choices))
+		cd.sleep[0] = uint32(len(c.sleeps))
+		c.sleeps = append(c.sleeps, sleep...)
+		cd.sleep[1] = uint32(len(c.sleeps))
+		cd.mask = maskOf(sleep)
+		grp := s.key.group()
+		c.byGroup[grp] = append(c.byGroup[grp], uint32(len(c.cands)))
+		c.cands = append(c.cands, cd)
+	}
+	for i := c.lo; i < c.hi && !c.ex.stopped(); i++ {
+		w, err := rb.world(b.depth, uint32(i))
+		if err != nil {
+			c.ex.err = err
+			return
+		}
+		parent, pathLen = uint32(i), len(w.Schedule())
+		c.ex.expand(&node{w: w, sleep: b.curSleep.get(i)})
+	}
+}
+
+// mergeGroup stores the candidates of part g of the visited set, in
+// chunk order, and marks those to expand at the next level.
+func (b *bfsEngine) mergeGroup(g int) {
+	e := b.g
+	for _, c := range b.chunks {
+		for _, j := range c.byGroup[g] {
+			cd := &c.cands[j]
+			mask := cd.mask
+			if stored, seen := e.store.lookup(cd.key); seen {
+				var again bool
+				if mask, again = e.againWith(stored, mask); !again {
+					continue
+				}
+			}
+			e.store.put(cd.key, mask)
+			cd.mask, cd.keep = mask, true
+		}
+	}
+}
+
+// rebuilder rebuilds the worlds of one level's states by replaying their
+// paths from the root, keeping the worlds along the last path so that
+// neighbours (which share most of their path) replay only where they
+// differ.
+type rebuilder struct {
+	b      *bfsEngine
+	ids    []uint32     // entry at each depth of the cached path
+	worlds []*sim.World // its world
+	anc    []uint32
+	buf    []int
+}
+
+// world returns a fresh world of entry i at depth d.
+func (r *rebuilder) world(d int, i uint32) (*sim.World, error) {
+	if d == 0 {
+		return r.b.root.Snapshot(), nil
+	}
+	if cap(r.anc) < d+1 {
+		r.anc = make([]uint32, d+1)
+	}
+	anc := r.anc[:d+1]
+	anc[d] = i
+	for k := d; k > 0; k-- {
+		anc[k-1] = r.b.levels[k].parent[anc[k]]
+	}
+	if len(r.worlds) == 0 {
+		r.ids, r.worlds = []uint32{0}, []*sim.World{r.b.root}
+	}
+	// The deepest cached world on the path to i (the root at worst).
+	j := min(len(r.worlds), d) - 1
+	for j > 0 && r.ids[j] != anc[j] {
+		j--
+	}
+	r.ids, r.worlds = r.ids[:j+1], r.worlds[:j+1]
+	w := r.worlds[j]
+	for k := j + 1; k <= d; k++ {
+		c, err := r.replay(w, k, anc[k])
+		if err != nil {
+			return nil, err
+		}
+		if k == d {
+			return c, nil
+		}
+		r.ids, r.worlds = append(r.ids, anc[k]), append(r.worlds, c)
+		w = c
+	}
+	return nil, fmt.Errorf("%w: bfs lost the path to a state", ErrReplay)
+}
+
+// replay steps a copy of w (at depth k-1) by entry e of depth k.
+func (r *rebuilder) replay(w *sim.World, k int, e uint32) (*sim.World, error) {
+	r.buf = r.b.levels[k].stepChoices(e, r.buf[:0])
+	c := w.Snapshot()
+	ch := &sim.ScriptChooser{Schedule: r.buf}
+	c.SetChooser(ch)
+	if !c.Step() || ch.Pos != len(r.buf) {
+		return nil, fmt.Errorf("%w: bfs replay of a stored state failed at step %d: %v", ErrReplay, w.Steps(), c.Err())
+	}
+	return c, nil
+}
+
+// Tasks is the number of tasks of the search's current parallel phase,
+// or 0 when it has none (the search is not a bfs, is done, or is
+// shrinking a counterexample): then the caller Steps it. Tasks of one
+// phase may run concurrently, each once, on any goroutines, with nothing
+// else touching the explorer meanwhile; then EndPhase. Step does the same
+// work on the caller's goroutine, with the same results.
+func (x *Explorer) Tasks() int {
+	b, ok := x.eng.(*bfsEngine)
+	if !ok || x.prog.Done || x.shrink != nil || x.found != nil || x.err != nil {
+		return 0
+	}
+	return b.tasks() - b.next
+}
+
+// RunTask runs task i (0 <= i < Tasks()) of the current phase.
+func (x *Explorer) RunTask(i int) {
+	b := x.eng.(*bfsEngine)
+	b.runTask(b.next + i)
+}
+
+// EndPhase ends the current phase once its tasks ran and reports the
+// progress.
+func (x *Explorer) EndPhase() Progress {
+	b := x.eng.(*bfsEngine)
+	b.next = b.tasks()
+	b.endPhase()
+	return x.Progress()
+}

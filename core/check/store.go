@@ -1,0 +1,233 @@
+package check
+
+import (
+	"math"
+
+	"github.com/racetrack-sim/racetrack/core/sim"
+)
+
+// Storage modes of the visited-state set of bfs and dfs.
+const (
+	// StorageFingerprint stores a 64-bit fingerprint of each state's
+	// canonical encoding (hash compaction, as SPIN's -DHC and TLC's
+	// fingerprint set do): about 16 bytes a state, and two distinct states
+	// whose fingerprints collide are taken for one, so the second one's
+	// successors may be left unexplored. With n states stored and
+	// fingerprints spread uniformly, the probability that any state was
+	// omitted is at most n(n-1)/2 / 2^64, about n²/2^65: 6e-8 for the
+	// 1.5 million states of vitess C=3 ITER=2, 3e-4 for 10^8 (Result
+	// reports it as OmissionProbability). A verdict "verified" is then
+	// verified with that probability of error; a counterexample found is
+	// always real (it is replayed).
+	StorageFingerprint = "fingerprint"
+	// StorageExact stores each state's whole canonical encoding (the
+	// values sim.Hasher folds, as varints): no state is ever omitted, at
+	// the cost of the encoding's size (tens to hundreds of bytes) plus a
+	// map entry per state.
+	StorageExact = "exact"
+)
+
+// Storages lists the storage modes.
+var Storages = []string{StorageFingerprint, StorageExact}
+
+// storeGroups is the number of independent parts of the visited set,
+// chosen by a state's fingerprint. Level-synchronous bfs merges a level's
+// new states into the groups in parallel, each group by one worker.
+const (
+	storeGroupBits = 6
+	storeGroups    = 1 << storeGroupBits
+)
+
+// stateKey identifies a stored state: its fingerprint, and with exact
+// storage its canonical encoding.
+type stateKey struct {
+	fp  uint64
+	enc string
+}
+
+func (k stateKey) group() int { return int(k.fp >> (64 - storeGroupBits)) }
+
+// stateStore is the visited set of bfs and dfs: each state's key and the
+// sleep set it was expanded with (a process bit mask). Its groups are
+// independent: distinct groups may be read and written concurrently.
+type stateStore struct {
+	exact  bool
+	masks  bool // keep a sleep mask per state
+	fps    [storeGroups]fpTable
+	encs   [storeGroups]map[string]uint64
+	counts [storeGroups]int
+}
+
+func newStateStore(exact, masks bool) *stateStore {
+	s := &stateStore{exact: exact, masks: masks}
+	if exact {
+		for g := range s.encs {
+			s.encs[g] = map[string]uint64{}
+		}
+	}
+	return s
+}
+
+// Len is the number of states stored.
+func (s *stateStore) Len() int {
+	n := 0
+	for _, c := range s.counts {
+		n += c
+	}
+	return n
+}
+
+// lookup returns the sleep mask k was stored with.
+func (s *stateStore) lookup(k stateKey) (uint64, bool) {
+	g := k.group()
+	if s.exact {
+		m, ok := s.encs[g][k.enc]
+		return m, ok
+	}
+	return s.fps[g].lookup(k.fp)
+}
+
+// put stores k with mask, or replaces its mask.
+func (s *stateStore) put(k stateKey, mask uint64) {
+	g := k.group()
+	if s.exact {
+		if _, ok := s.encs[g][k.enc]; !ok {
+			s.counts[g]++
+		}
+		s.encs[g][k.enc] = mask
+		return
+	}
+	if s.fps[g].put(k.fp, mask, s.masks) {
+		s.counts[g]++
+	}
+}
+
+// omission is the probability bound that a fingerprint collision hid a
+// state (0 with exact storage).
+func (s *stateStore) omission() float64 {
+	if s.exact {
+		return 0
+	}
+	n := float64(s.Len())
+	return math.Min(1, n*(n-1)/2/math.Exp2(64))
+}
+
+// fpTable is an open-addressing hash set of fingerprints (linear probing,
+// at most 3/4 full), with an optional sleep mask per entry. Fingerprint 0
+// marks an empty slot, so a state whose fingerprint is 0 is stored as 1.
+type fpTable struct {
+	keys []uint64
+	vals []uint64
+	n    int
+}
+
+func (t *fpTable) slot(fp uint64) int {
+	mask := len(t.keys) - 1
+	i := int(fp) & mask
+	for t.keys[i] != 0 && t.keys[i] != fp {
+		i = (i + 1) & mask
+	}
+	return i
+}
+
+func (t *fpTable) lookup(fp uint64) (uint64, bool) {
+	if fp == 0 {
+		fp = 1
+	}
+	if t.n == 0 {
+		return 0, false
+	}
+	i := t.slot(fp)
+	if t.keys[i] == 0 {
+		return 0, false
+	}
+	if t.vals == nil {
+		return 0, true
+	}
+	return t.vals[i], true
+}
+
+// put stores fp with val and reports whether fp is new.
+func (t *fpTable) put(fp, val uint64, vals bool) bool {
+	if fp == 0 {
+		fp = 1
+	}
+	if (t.n+1)*4 > len(t.keys)*3 {
+		t.grow(vals)
+	}
+	i := t.slot(fp)
+	isNew := t.keys[i] == 0
+	if isNew {
+		t.keys[i] = fp
+		t.n++
+	}
+	if t.vals != nil {
+		t.vals[i] = val
+	}
+	return isNew
+}
+
+func (t *fpTable) grow(vals bool) {
+	old, oldVals := t.keys, t.vals
+	size := max(1024, 2*len(old))
+	t.keys = make([]uint64, size)
+	t.vals = nil
+	if vals {
+		t.vals = make([]uint64, size)
+	}
+	for i, k := range old {
+		if k == 0 {
+			continue
+		}
+		j := t.slot(k)
+		t.keys[j] = k
+		if t.vals != nil && oldVals != nil {
+			t.vals[j] = oldVals[i]
+		}
+	}
+}
+
+// keyOf computes the canonical key of w: the least fingerprint over the
+// model's symmetries (with exact storage: the least encoding, and its
+// fingerprint).
+func (e *graphEngine) keyOf(w *sim.World) stateKey {
+	if !e.exact {
+		return stateKey{fp: e.hash(w)}
+	}
+	var m Symmetric
+	if e.sym != nil {
+		m, _ = symmetryOf(w.Model())
+	}
+	encode := func(p *sim.Permutation) stateKey {
+		h := sim.NewEncoder(nil)
+		if m == nil {
+			w.FoldPermuted(&h, nil, w.Model().Hash)
+		} else {
+			w.FoldPermuted(&h, p, func(h *sim.Hasher) { m.HashPermuted(h, p) })
+		}
+		return stateKey{fp: h.Sum(), enc: string(h.Bytes())}
+	}
+	best := encode(nil)
+	for i := range e.perms {
+		if k := encode(&e.perms[i]); k.enc < best.enc {
+			best = k
+		}
+	}
+	return best
+}
+
+// againWith says whether a state stored with sleep mask stored is to be
+// expanded again when reached with sleep mask mask, and with what mask:
+// not when it was expanded with a sleep set no larger; otherwise with
+// the processes asleep both times. Under symmetry the stored mask names
+// the processes of another member of the orbit: it is expanded again
+// with no sleep set.
+func (e *graphEngine) againWith(stored, mask uint64) (uint64, bool) {
+	if stored&^mask == 0 {
+		return 0, false
+	}
+	if e.sym != nil {
+		return 0, true
+	}
+	return mask & stored, true
+}

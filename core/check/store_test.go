@@ -1,0 +1,55 @@
+package check_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/racetrack-sim/racetrack/core/catalog"
+	"github.com/racetrack-sim/racetrack/core/check"
+	"github.com/racetrack-sim/racetrack/core/sim"
+)
+
+func vitessLock(strategy, variant string, clients, iter int, red check.Reductions) check.Config {
+	return check.Config{Scenario: "vitess-messager", Preset: "lock-level", Variant: variant, Strategy: strategy,
+		Params: map[string]any{"clients": clients, "iterations": iter}, Property: sim.NoDeadlockName, Reductions: red, NoShrink: true}
+}
+
+// Exact storage and fingerprints store the same states (no collision at
+// these sizes), with and without symmetry, and only fingerprints carry
+// an omission probability.
+func TestExactStorageMatchesFingerprints(t *testing.T) {
+	reg := catalog.New()
+	for _, cfg := range []check.Config{
+		philo(check.BFS, "fixed", 3, check.Reductions{}),
+		philo(check.DFS, "fixed", 3, check.Reductions{Sleep: true}),
+		vitessLock(check.BFS, "fixed", 2, 1, check.Reductions{Symmetry: true}),
+		vitessLock(check.DFS, "fixed", 2, 1, check.Reductions{}),
+		vitessLock(check.BFS, "buggy", 2, 2, check.Reductions{Symmetry: true}),
+	} {
+		fp := search(t, reg, cfg)
+		cfg.Storage = check.StorageExact
+		ex := search(t, reg, cfg)
+		if fp.States != ex.States || fp.Verdict != ex.Verdict || fp.Length != ex.Length {
+			t.Errorf("%s %s %+v: fingerprints %d states %q length %d; exact %d states %q length %d",
+				cfg.Scenario, cfg.Strategy, cfg.Reductions, fp.States, fp.Verdict, fp.Length, ex.States, ex.Verdict, ex.Length)
+		}
+		if fp.Storage != check.StorageFingerprint || fp.OmissionProbability <= 0 || fp.OmissionProbability > 1e-6 {
+			t.Errorf("fingerprint storage %q, omission probability %g", fp.Storage, fp.OmissionProbability)
+		}
+		if ex.Storage != check.StorageExact || ex.OmissionProbability != 0 {
+			t.Errorf("exact storage %q, omission probability %g", ex.Storage, ex.OmissionProbability)
+		}
+	}
+}
+
+func TestStorageIsValidated(t *testing.T) {
+	cfg := philo(check.BFS, "fixed", 2, check.Reductions{})
+	cfg.Storage = "bloom"
+	if _, err := check.New(catalog.New(), cfg); err == nil || !strings.Contains(err.Error(), "storage") {
+		t.Errorf("storage bloom: %v", err)
+	}
+	cfg.Storage, cfg.Workers = "", -1
+	if _, err := check.New(catalog.New(), cfg); err == nil || !strings.Contains(err.Error(), "workers") {
+		t.Errorf("workers -1: %v", err)
+	}
+}
