@@ -8,6 +8,7 @@ import (
 
 	"github.com/racetrack-sim/racetrack/core/check"
 	"github.com/racetrack-sim/racetrack/core/scenario"
+	"github.com/racetrack-sim/racetrack/internal/parallel"
 )
 
 // defaultSearchSeconds is the time budget of a search that names none.
@@ -89,7 +90,7 @@ func (s *Server) planSearch(req SearchRequest) (*searchPlan, error) {
 	x, err := check.New(s.reg, check.Config{
 		Scenario: req.Scenario, Preset: req.Preset, Variant: req.Variant, Params: req.Params,
 		Property: req.Property, Strategy: req.Strategy, Seed: req.Seed,
-		Budget: check.Budget{States: b.States, Runs: b.Runs}, Reductions: red,
+		Budget: check.Budget{States: b.States, Runs: b.Runs}, Reductions: red, Workers: req.Workers,
 	})
 	if err != nil {
 		if p := fromFieldErrors(err, false); p != nil {
@@ -129,7 +130,7 @@ func (p *searchPool) run(j *job) {
 	var prog check.Progress
 	for {
 		t0 := time.Now()
-		prog = x.Step(slice)
+		prog = parallel.Step(x, slice, x.Config().Workers)
 		took := time.Since(t0)
 		switch {
 		case took < sliceTarget/2 && slice < maxSlice:

@@ -30,6 +30,9 @@ type SearchRequest struct {
 	// Reductions switch the exhaustive searches' reductions one by one;
 	// absent, the strategy's defaults (check.DefaultReductions) apply.
 	Reductions *check.Reductions `json:"reductions,omitempty"`
+	// Workers is the number of goroutines a bfs runs on (check.Config
+	// Workers); 0, the default, is one per CPU.
+	Workers int `json:"workers,omitempty"`
 }
 
 // SearchBudget bounds one search; zero fields take the server's defaults.

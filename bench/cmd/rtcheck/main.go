@@ -23,6 +23,7 @@ import (
 
 	"github.com/racetrack-sim/racetrack/core/catalog"
 	"github.com/racetrack-sim/racetrack/core/check"
+	"github.com/racetrack-sim/racetrack/internal/parallel"
 )
 
 type params map[string]any
@@ -65,6 +66,8 @@ func main() {
 	noShrink := flag.Bool("no-shrink", false, "keep the counterexample as found")
 	asJSON := flag.Bool("json", false, "print the whole result as JSON")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the search to this file")
+	flag.IntVar(&cfg.Workers, "workers", 0, "goroutines of a bfs (0: one per CPU)")
+	flag.StringVar(&cfg.Storage, "storage", "", "bfs/dfs state storage: fingerprint (default) or exact")
 	flag.Parse()
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
@@ -88,7 +91,7 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
-	r := x.Run()
+	r := parallel.Run(x, cfg.Workers)
 	elapsed := time.Since(start)
 	if err := x.Err(); err != nil {
 		fail(err)
@@ -105,8 +108,8 @@ func main() {
 	if r.Found {
 		steps = strconv.Itoa(r.Step + 1)
 	}
-	fmt.Printf("racetrack %s %+v: %s; states %d, transitions %d, runs %d; counterexample %s steps, %d choices; %.2fs\n",
-		r.Strategy, r.Reductions, r.Verdict, r.States, r.Transitions, r.Runs, steps, r.Length, elapsed.Seconds())
+	fmt.Printf("racetrack %s %+v: %s; states %d, transitions %d, runs %d; counterexample %s steps, %d choices; %.2fs; workers %d\n",
+		r.Strategy, r.Reductions, r.Verdict, r.States, r.Transitions, r.Runs, steps, r.Length, elapsed.Seconds(), parallel.Workers(cfg.Workers))
 }
 
 func parseReductions(s, strategy string) (check.Reductions, error) {

@@ -1,0 +1,88 @@
+// Package parallel runs a core/check search on several goroutines. The
+// core never starts a goroutine (it must run the same natively and in
+// the browser), so it offers the work of a level-synchronous bfs as
+// phases of independent tasks (check.Explorer.Tasks, RunTask, EndPhase);
+// this package runs each phase's tasks on a pool of workers and the rest
+// of the search (dfs, random, pct, shrinking) on the caller's goroutine.
+// Results do not depend on the number of workers: the core decides
+// everything in task order, not in the order tasks finish.
+//
+// It is the one place the server (api), the command line and the
+// benchmarks start search workers; the wasm build runs searches with one
+// worker through check.Explorer.Step.
+package parallel
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/racetrack-sim/racetrack/core/check"
+)
+
+// Workers resolves a configured worker count: 0 means one per CPU.
+func Workers(n int) int {
+	if n <= 0 {
+		return runtime.NumCPU()
+	}
+	return n
+}
+
+// Step does about budget units of the search's work (as
+// check.Explorer.Step) on up to workers goroutines and reports the
+// progress. A parallel phase always runs to its end, so one call may do
+// more than budget when a phase is larger.
+func Step(x *check.Explorer, budget, workers int) check.Progress {
+	workers = Workers(workers)
+	if budget < 1 {
+		budget = 1
+	}
+	for budget > 0 {
+		n := x.Tasks()
+		if n == 0 || workers == 1 {
+			return x.Step(budget)
+		}
+		run(x, n, workers)
+		p := x.EndPhase()
+		budget -= n * 64
+		if p.Done {
+			return p
+		}
+	}
+	return x.Progress()
+}
+
+// Run steps the search to its end on workers goroutines.
+func Run(x *check.Explorer, workers int) check.Result {
+	for !Step(x, 1<<14, workers).Done {
+	}
+	return x.Result()
+}
+
+// run runs tasks 0..n-1 of the current phase on up to workers
+// goroutines, each taking the next task not yet taken.
+func run(x *check.Explorer, n, workers int) {
+	workers = min(workers, n)
+	if workers == 1 {
+		for i := 0; i < n; i++ {
+			x.RunTask(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				x.RunTask(i)
+			}
+		}()
+	}
+	wg.Wait()
+}
