@@ -18,6 +18,7 @@ import (
 // footprint). It needs runs of bounded length (the depth budget).
 type dporEngine struct {
 	x     *Explorer
+	g     *graphEngine
 	stack []*dporFrame
 	// clock[p] is the vector clock of process p's last step on the
 	// current path: clock[p][q] = 1 + index of the last step of q that
@@ -49,8 +50,9 @@ type dporProbe struct {
 	fp footprint
 }
 
-func newDPOREngine(x *Explorer, root *sim.World) (*dporEngine, error) {
-	e := &dporEngine{x: x, sleep: x.cfg.Reductions.Sleep, nproc: len(root.Procs())}
+func newDPOREngine(g *graphEngine, root *sim.World) (*dporEngine, error) {
+	x := g.x
+	e := &dporEngine{x: x, g: g, sleep: x.cfg.Reductions.Sleep, nproc: len(root.Procs())}
 	e.clock = make([][]int, e.nproc)
 	for i := range e.clock {
 		e.clock[i] = make([]int, e.nproc)
@@ -67,7 +69,7 @@ func newDPOREngine(x *Explorer, root *sim.World) (*dporEngine, error) {
 // state, a state at the depth bound, or when a probe found a violation.
 func (e *dporEngine) frame(w *sim.World, sleep []footprint) *dporFrame {
 	x := e.x
-	ex := &expansion{e: &graphEngine{x: x}}
+	ex := &expansion{e: e.g}
 	defer ex.flush()
 	x.prog.States++
 	x.prog.Depth = max(x.prog.Depth, w.Steps())

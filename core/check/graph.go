@@ -31,6 +31,20 @@ type UnlockedSharing interface {
 	SharesUnlockedState() bool
 }
 
+// SharedAccess is implemented by models whose threads share state outside
+// the kernel's mutexes (UnlockedSharing) and that declare which of it
+// each step may touch. Accesses names, as bits of masks (at most 64
+// variables), the shared model variables the next step of thread p in w
+// may read and write (a superset is sound); ok false means it cannot say,
+// and the step is then dependent on every other. With the declarations,
+// two steps of different threads are independent when they touch
+// different mutexes and neither writes a variable the other reads or
+// writes, so sleep sets, persistent sets and DPOR apply to such a model
+// too. A model that shares state and declares nothing gets none of them.
+type SharedAccess interface {
+	Accesses(w *sim.World, p sim.ProcID) (reads, writes uint64, ok bool)
+}
+
 // node is a state waiting to be expanded.
 type node struct {
 	w     *sim.World
@@ -45,13 +59,21 @@ type footprint struct {
 	// sent, a timer set, a value drawn, a fault).
 	global bool
 	mutex  int32 // the mutex touched, or -1
+	// reads and writes are the shared model variables touched (see
+	// SharedAccess).
+	reads, writes uint64
 }
 
 // independent reports whether two steps commute: different processes,
-// neither global, no common mutex.
+// neither global, no common mutex, no shared variable one of them writes
+// and the other touches.
 func independent(a, b footprint) bool {
-	return a.proc != b.proc && !a.global && !b.global && (a.mutex < 0 || b.mutex < 0 || a.mutex != b.mutex)
+	return a.proc != b.proc && !a.global && !b.global && (a.mutex < 0 || b.mutex < 0 || a.mutex != b.mutex) &&
+		a.writes&(b.reads|b.writes) == 0 && b.writes&a.reads == 0
 }
+
+// local reports whether a step touches no shared model variable.
+func (f footprint) local() bool { return f.reads|f.writes == 0 }
 
 // graphEngine holds what bfs and dfs share: the visited set over
 // canonical state keys, the reductions that apply, and the expansion of
@@ -65,7 +87,8 @@ type graphEngine struct {
 	exact    bool
 	por      bool // the persistent-set reduction applies to the property
 	racy     bool
-	locks    bool // the model's lock sets allow stubborn sets
+	access   SharedAccess // the racy model's declared accesses
+	locks    bool         // the model's lock sets allow stubborn sets
 	lockSets LockSets
 	sym      Symmetric
 	perms    []sim.Permutation
@@ -82,7 +105,7 @@ func newGraphEngine(x *Explorer) (engine, error) {
 		return nil, err
 	}
 	if x.cfg.Reductions.DPOR && x.applied.DPOR {
-		return newDPOREngine(x, root)
+		return newDPOREngine(e, root)
 	}
 	key := e.keyOf(root)
 	e.store.put(key, 0)
@@ -112,6 +135,9 @@ func newGraph(x *Explorer) (*graphEngine, *sim.World, error) {
 	e := &graphEngine{x: x, exact: x.cfg.Storage == StorageExact, safeAt: map[[2]int]bool{}}
 	if u, ok := w.Model().(UnlockedSharing); ok {
 		e.racy = u.SharesUnlockedState()
+	}
+	if a, ok := w.Model().(SharedAccess); ok && e.racy {
+		e.racy, e.access = false, a
 	}
 	// Persistent sets and DPOR preserve the reachable end states, not
 	// every intermediate state an invariant must hold in.
@@ -402,7 +428,7 @@ func (e *graphEngine) order(w *sim.World, ready []sim.Event) []int {
 // that touched no kernel object another process can touch (local work, a
 // sleep, an exit, taking over a mutex already handed to it).
 func (e *graphEngine) safe(ev *sim.Event, fp footprint) bool {
-	return !fp.global && (fp.mutex < 0 || ev.Kind == sim.EvAcquire)
+	return !fp.global && fp.local() && (fp.mutex < 0 || ev.Kind == sim.EvAcquire)
 }
 
 // try runs option k of w's ready events with the given values for the
@@ -436,6 +462,11 @@ func (ex *expansion) footprint(w, c *sim.World, ev *sim.Event, ch *forceChooser)
 	sent0, timers0 := w.Effects()
 	sent1, timers1 := c.Effects()
 	fp.global = e.racy || p.Kind != sim.Thread || len(ch.ns) > 0 || sent0 != sent1 || timers0 != timers1
+	if e.access != nil && !fp.global {
+		var ok bool
+		fp.reads, fp.writes, ok = e.access.Accesses(w, ev.Proc)
+		fp.global = !ok
+	}
 	switch st.Kind {
 	case sim.StepLock, sim.StepBlock, sim.StepUnlock:
 		fp.mutex = st.Obj
@@ -445,7 +476,7 @@ func (ex *expansion) footprint(w, c *sim.World, ev *sim.Event, ch *forceChooser)
 	default:
 		fp.global = true
 	}
-	if !fp.global && e.por && (fp.mutex < 0 || ev.Kind == sim.EvAcquire) {
+	if e.por && e.safe(ev, fp) {
 		if k := [2]int{int(ev.Proc), p.PC}; !e.safeAt[k] {
 			ex.safe = append(ex.safe, k)
 		}

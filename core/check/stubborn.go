@@ -172,7 +172,7 @@ func (st *stubborn) exec(p sim.ProcID) *succ {
 		return nil
 	}
 	fp := ex.footprint(st.w, c, &st.ready[k], ch)
-	if kind := c.LastStep().Kind; fp.global || len(ch.ns) > 0 || kind == sim.StepWait || kind == sim.StepSignal {
+	if kind := c.LastStep().Kind; fp.global || !fp.local() || len(ch.ns) > 0 || kind == sim.StepWait || kind == sim.StepSignal {
 		st.abort = true
 		return nil
 	}
