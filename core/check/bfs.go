@@ -75,6 +75,16 @@ func (l *levelLog) add(parent uint32, choices []int) {
 	l.off = append(l.off, uint32(len(l.choices)))
 }
 
+// addRaw records an entry whose choices are already encoded.
+func (l *levelLog) addRaw(parent uint32, choices []byte) {
+	if len(l.off) == 0 {
+		l.off = append(l.off, 0)
+	}
+	l.parent = append(l.parent, parent)
+	l.choices = append(l.choices, choices...)
+	l.off = append(l.off, uint32(len(l.choices)))
+}
+
 func (l *levelLog) stepChoices(i uint32, out []int) []int {
 	b := l.choices[l.off[i]:l.off[i+1]]
 	for len(b) > 0 {
@@ -106,14 +116,17 @@ func (a *sleepArena) get(i int) []footprint {
 	return a.sets[a.off[i]:a.off[i+1]:a.off[i+1]]
 }
 
-// candidate is a successor found by an expand task.
+// candidate is a successor found by an expand task: its fingerprint
+// (with exact storage its encoding is in chunk.encs), the entry it was
+// reached from, and the ends of its step's choices and its sleep set in
+// the chunk's arenas (each starts where the previous candidate's ends).
 type candidate struct {
-	key     stateKey
-	parent  uint32 // entry of the level being expanded
-	choices [2]uint32
-	sleep   [2]uint32
-	mask    uint64
-	keep    bool // store it and expand it at the next level
+	fp        uint64
+	mask      uint64
+	parent    uint32
+	choiceEnd uint32
+	sleepEnd  uint32
+	keep      bool // store it and expand it at the next level
 }
 
 // chunk is one expand task's input range and output.
@@ -121,11 +134,34 @@ type chunk struct {
 	lo, hi  int
 	ex      expansion
 	cands   []candidate
-	choices []int
+	encs    []string // exact storage: the encoding of each candidate
+	choices []byte   // uvarints
 	sleeps  []footprint
 	byGroup [storeGroups][]uint32
-	ran     bool
+	// dup maps a key to its candidate: a state reached twice from the
+	// chunk is kept once, with the sleep sets' intersection.
+	dup map[stateKey]uint32
+	ran bool
 }
+
+func (c *chunk) key(i uint32) stateKey {
+	k := stateKey{fp: c.cands[i].fp}
+	if c.encs != nil {
+		k.enc = c.encs[i]
+	}
+	return k
+}
+
+// span returns the start of candidate i's part of an arena.
+func (c *chunk) start(i uint32, end func(*candidate) uint32) uint32 {
+	if i == 0 {
+		return 0
+	}
+	return end(&c.cands[i-1])
+}
+
+func choiceEnd(cd *candidate) uint32 { return cd.choiceEnd }
+func sleepEnd(cd *candidate) uint32  { return cd.sleepEnd }
 
 func newBFSEngine(g *graphEngine, root *sim.World) *bfsEngine {
 	b := &bfsEngine{g: g, root: root}
@@ -191,8 +227,8 @@ func (b *bfsEngine) endPhase() {
 			if !cd.keep {
 				continue
 			}
-			next.add(cd.parent, c.choices[cd.choices[0]:cd.choices[1]])
-			sleep.add(keepMask(c.sleeps[cd.sleep[0]:cd.sleep[1]], cd.mask))
+			next.addRaw(cd.parent, c.choices[c.start(uint32(i), choiceEnd):cd.choiceEnd])
+			sleep.add(keepMask(c.sleeps[c.start(uint32(i), sleepEnd):cd.sleepEnd], cd.mask))
 		}
 	}
 	b.chunks = nil
@@ -263,14 +299,26 @@ func (b *bfsEngine) expandChunk(c *chunk) {
 				return
 			}
 		}
-		cd := candidate{key: s.key, parent: parent}
-		cd.choices[0] = uint32(len(c.choices))
-		c.choices = append(c.choices, s.w.Schedule()[pathLen:]...)
-		cd.choices[1] = uint32(len(c.choices))
-		cd.sleep[0] = uint32(len(c.sleeps))
+		mask := maskOf(sleep)
+		if j, ok := c.dup[s.key]; ok {
+			// Expanding it once with the smaller sleep set explores what
+			// both would have.
+			cd := &c.cands[j]
+			cd.mask &= mask
+			return
+		}
+		if c.dup == nil {
+			c.dup = map[stateKey]uint32{}
+		}
+		c.dup[s.key] = uint32(len(c.cands))
+		for _, v := range s.w.Schedule()[pathLen:] {
+			c.choices = binary.AppendUvarint(c.choices, uint64(v))
+		}
 		c.sleeps = append(c.sleeps, sleep...)
-		cd.sleep[1] = uint32(len(c.sleeps))
-		cd.mask = maskOf(sleep)
+		cd := candidate{fp: s.key.fp, mask: mask, parent: parent, choiceEnd: uint32(len(c.choices)), sleepEnd: uint32(len(c.sleeps))}
+		if g.exact {
+			c.encs = append(c.encs, s.key.enc)
+		}
 		grp := s.key.group()
 		c.byGroup[grp] = append(c.byGroup[grp], uint32(len(c.cands)))
 		c.cands = append(c.cands, cd)
@@ -284,6 +332,7 @@ func (b *bfsEngine) expandChunk(c *chunk) {
 		parent, pathLen = uint32(i), len(w.Schedule())
 		c.ex.expand(&node{w: w, sleep: b.curSleep.get(i)})
 	}
+	c.dup = nil
 }
 
 // mergeGroup stores the candidates of part g of the visited set, in
@@ -294,13 +343,14 @@ func (b *bfsEngine) mergeGroup(g int) {
 		for _, j := range c.byGroup[g] {
 			cd := &c.cands[j]
 			mask := cd.mask
-			if stored, seen := e.store.lookup(cd.key); seen {
+			key := c.key(j)
+			if stored, seen := e.store.lookup(key); seen {
 				var again bool
 				if mask, again = e.againWith(stored, mask); !again {
 					continue
 				}
 			}
-			e.store.put(cd.key, mask)
+			e.store.put(key, mask)
 			cd.mask, cd.keep = mask, true
 		}
 	}
