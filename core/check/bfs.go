@@ -38,6 +38,9 @@ type bfsEngine struct {
 	levels []levelLog
 	// cur is the sleep sets of the level being expanded, by entry.
 	curSleep sleepArena
+	// curWorlds are worlds of the level's states kept from the level
+	// above (nil: rebuild it), at most maxKeptWorlds in all.
+	curWorlds []*sim.World
 	phase    int
 	chunks   []*chunk
 	next     int // the next task to run in Step
@@ -52,6 +55,10 @@ const (
 
 // bfsChunk is the number of states of one expand task.
 const bfsChunk = 256
+
+// maxKeptWorlds bounds the successor worlds a level keeps for the next
+// one (a few MB): small levels are never replayed, large ones are.
+const maxKeptWorlds = 4096
 
 // levelLog is the states found at one depth: entry i was reached from
 // entry parent[i] of the level above by the step whose choices are
@@ -132,6 +139,8 @@ type candidate struct {
 // chunk is one expand task's input range and output.
 type chunk struct {
 	lo, hi  int
+	keep    int          // successor worlds it may keep
+	worlds  []*sim.World // by candidate, while keep lasts
 	ex      expansion
 	cands   []candidate
 	encs    []string // exact storage: the encoding of each candidate
@@ -180,6 +189,9 @@ func (b *bfsEngine) startLevel() {
 	for lo := 0; lo < n; lo += bfsChunk {
 		b.chunks = append(b.chunks, &chunk{lo: lo, hi: min(n, lo+bfsChunk)})
 	}
+	for _, c := range b.chunks {
+		c.keep = maxKeptWorlds / len(b.chunks)
+	}
 	b.phase, b.next = phaseExpand, 0
 	b.g.x.prog.Frontier = n
 }
@@ -221,12 +233,18 @@ func (b *bfsEngine) endPhase() {
 	}
 	var next levelLog
 	var sleep sleepArena
+	var worlds []*sim.World
 	for _, c := range b.chunks {
 		for i := range c.cands {
 			cd := &c.cands[i]
 			if !cd.keep {
 				continue
 			}
+			var w *sim.World
+			if i < len(c.worlds) {
+				w, c.worlds[i] = c.worlds[i], nil
+			}
+			worlds = append(worlds, w)
 			next.addRaw(cd.parent, c.choices[c.start(uint32(i), choiceEnd):cd.choiceEnd])
 			sleep.add(keepMask(c.sleeps[c.start(uint32(i), sleepEnd):cd.sleepEnd], cd.mask))
 		}
@@ -239,7 +257,7 @@ func (b *bfsEngine) endPhase() {
 		return
 	}
 	b.levels = append(b.levels, next)
-	b.curSleep = sleep
+	b.curSleep, b.curWorlds = sleep, worlds
 	b.depth++
 	if x.prog.States >= x.cfg.Budget.States {
 		x.prog.Done = true
@@ -311,6 +329,9 @@ func (b *bfsEngine) expandChunk(c *chunk) {
 			c.dup = map[stateKey]uint32{}
 		}
 		c.dup[s.key] = uint32(len(c.cands))
+		if len(c.worlds) == len(c.cands) && len(c.worlds) < c.keep {
+			c.worlds = append(c.worlds, s.w)
+		}
 		for _, v := range s.w.Schedule()[pathLen:] {
 			c.choices = binary.AppendUvarint(c.choices, uint64(v))
 		}
@@ -324,15 +345,24 @@ func (b *bfsEngine) expandChunk(c *chunk) {
 		c.cands = append(c.cands, cd)
 	}
 	for i := c.lo; i < c.hi && !c.ex.stopped(); i++ {
-		w, err := rb.world(b.depth, uint32(i))
-		if err != nil {
-			c.ex.err = err
-			return
+		var w *sim.World
+		if i < len(b.curWorlds) {
+			w = b.curWorlds[i]
+		}
+		if w == nil {
+			var err error
+			if w, err = rb.world(b.depth, uint32(i)); err != nil {
+				c.ex.err = err
+				return
+			}
 		}
 		parent, pathLen = uint32(i), len(w.Schedule())
 		c.ex.expand(&node{w: w, sleep: b.curSleep.get(i)})
 	}
 	c.dup = nil
+	for i := c.lo; i < c.hi && i < len(b.curWorlds); i++ {
+		b.curWorlds[i] = nil
+	}
 }
 
 // mergeGroup stores the candidates of part g of the visited set, in
