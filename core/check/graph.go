@@ -163,7 +163,14 @@ func newGraph(x *Explorer) (*graphEngine, *sim.World, error) {
 	if x.cfg.Reductions.DPOR && partialOrder {
 		x.applied = Reductions{Sleep: x.cfg.Reductions.Sleep, DPOR: true}
 	}
-	e.store = newStateStore(e.exact, x.applied.Sleep)
+	masks := 0
+	switch {
+	case x.applied.Sleep && len(w.Procs()) <= 16:
+		masks = 16
+	case x.applied.Sleep:
+		masks = 64
+	}
+	e.store = newStateStore(e.exact, masks)
 	return e, w, nil
 }
 

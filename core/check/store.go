@@ -52,13 +52,13 @@ func (k stateKey) group() int { return int(k.fp >> (64 - storeGroupBits)) }
 // independent: distinct groups may be read and written concurrently.
 type stateStore struct {
 	exact  bool
-	masks  bool // keep a sleep mask per state
+	masks  int // bits of the sleep mask kept per state: 0, 16 or 64
 	fps    [storeGroups]fpTable
 	encs   [storeGroups]map[string]uint64
 	counts [storeGroups]int
 }
 
-func newStateStore(exact, masks bool) *stateStore {
+func newStateStore(exact bool, masks int) *stateStore {
 	s := &stateStore{exact: exact, masks: masks}
 	if exact {
 		for g := range s.encs {
@@ -113,12 +113,14 @@ func (s *stateStore) omission() float64 {
 }
 
 // fpTable is an open-addressing hash set of fingerprints (linear probing,
-// at most 3/4 full), with an optional sleep mask per entry. Fingerprint 0
-// marks an empty slot, so a state whose fingerprint is 0 is stored as 1.
+// at most 3/4 full), with an optional sleep mask per entry: 16 bits when
+// the model has at most 16 processes, else 64. Fingerprint 0 marks an
+// empty slot, so a state whose fingerprint is 0 is stored as 1.
 type fpTable struct {
-	keys []uint64
-	vals []uint64
-	n    int
+	keys   []uint64
+	vals16 []uint16
+	vals64 []uint64
+	n      int
 }
 
 func (t *fpTable) slot(fp uint64) int {
@@ -138,17 +140,20 @@ func (t *fpTable) lookup(fp uint64) (uint64, bool) {
 		return 0, false
 	}
 	i := t.slot(fp)
-	if t.keys[i] == 0 {
+	switch {
+	case t.keys[i] == 0:
 		return 0, false
+	case t.vals16 != nil:
+		return uint64(t.vals16[i]), true
+	case t.vals64 != nil:
+		return t.vals64[i], true
 	}
-	if t.vals == nil {
-		return 0, true
-	}
-	return t.vals[i], true
+	return 0, true
 }
 
-// put stores fp with val and reports whether fp is new.
-func (t *fpTable) put(fp, val uint64, vals bool) bool {
+// put stores fp with val and reports whether fp is new. vals is the
+// width of the masks kept: 0 (none), 16 or 64 bits.
+func (t *fpTable) put(fp, val uint64, vals int) bool {
 	if fp == 0 {
 		fp = 1
 	}
@@ -161,28 +166,36 @@ func (t *fpTable) put(fp, val uint64, vals bool) bool {
 		t.keys[i] = fp
 		t.n++
 	}
-	if t.vals != nil {
-		t.vals[i] = val
+	switch {
+	case t.vals16 != nil:
+		t.vals16[i] = uint16(val)
+	case t.vals64 != nil:
+		t.vals64[i] = val
 	}
 	return isNew
 }
 
-func (t *fpTable) grow(vals bool) {
-	old, oldVals := t.keys, t.vals
-	size := max(1024, 2*len(old))
-	t.keys = make([]uint64, size)
-	t.vals = nil
-	if vals {
-		t.vals = make([]uint64, size)
+func (t *fpTable) grow(vals int) {
+	old := *t
+	size := max(1024, 2*len(old.keys))
+	*t = fpTable{keys: make([]uint64, size), n: old.n}
+	switch vals {
+	case 16:
+		t.vals16 = make([]uint16, size)
+	case 64:
+		t.vals64 = make([]uint64, size)
 	}
-	for i, k := range old {
+	for i, k := range old.keys {
 		if k == 0 {
 			continue
 		}
 		j := t.slot(k)
 		t.keys[j] = k
-		if t.vals != nil && oldVals != nil {
-			t.vals[j] = oldVals[i]
+		switch {
+		case t.vals16 != nil:
+			t.vals16[j] = old.vals16[i]
+		case t.vals64 != nil:
+			t.vals64[j] = old.vals64[i]
 		}
 	}
 }
