@@ -13,6 +13,7 @@ import (
 	"github.com/racetrack-sim/racetrack/core/check"
 	"github.com/racetrack-sim/racetrack/core/scenario"
 	"github.com/racetrack-sim/racetrack/core/timeline"
+	"github.com/racetrack-sim/racetrack/internal/parallel"
 )
 
 // searchFlags are the flags of a search (search, verify -exhaustive).
@@ -21,6 +22,7 @@ type searchFlags struct {
 	reductions                    *string
 	noShrink                      *bool
 	timeout                       *time.Duration
+	workers                       *int
 }
 
 func addSearchFlags(fs *flag.FlagSet) *searchFlags {
@@ -32,6 +34,7 @@ func addSearchFlags(fs *flag.FlagSet) *searchFlags {
 		reductions: fs.String("reductions", "default", "bfs/dfs reductions: default, none, or a list of sleep,por,dpor,symmetry"),
 		noShrink:   fs.Bool("no-shrink", false, "keep a counterexample as found"),
 		timeout:    fs.Duration("timeout", 0, "stop after this long (0: no limit); a search stopped this way exits 14"),
+		workers:    fs.Int("workers", 0, "bfs: goroutines to search on (0: one per CPU); results do not depend on it"),
 	}
 }
 
@@ -52,6 +55,9 @@ func (f *searchFlags) apply(fs *flag.FlagSet, cfg *check.Config) error {
 	}
 	if set["no-shrink"] {
 		cfg.NoShrink = *f.noShrink
+	}
+	if set["workers"] {
+		cfg.Workers = *f.workers
 	}
 	if *f.timeout < 0 {
 		return fmt.Errorf("-timeout is %v; it cannot be negative", *f.timeout)
@@ -145,7 +151,7 @@ func search(ctx context.Context, e *env, cmd string, cfg check.Config, timeout t
 	}
 	start := time.Now()
 	stopped := false
-	for !x.Step(256).Done {
+	for !parallel.Step(x, 256, x.Config().Workers).Done {
 		if ctx.Err() != nil {
 			stopped = true
 			break
