@@ -41,10 +41,10 @@ type bfsEngine struct {
 	// curWorlds are worlds of the level's states kept from the level
 	// above (nil: rebuild it), at most maxKeptWorlds in all.
 	curWorlds []*sim.World
-	phase    int
-	chunks   []*chunk
-	next     int // the next task to run in Step
-	cut      bool
+	phase     int
+	chunks    []*chunk
+	next      int // the next task to run in Step
+	cut       bool
 }
 
 // Phases of a level.
