@@ -58,10 +58,21 @@ type MessageInfo struct {
 // JSON is WriteJSON into memory.
 func JSON(tl *timeline.Timeline) ([]byte, error) { return collect(WriteJSON, tl) }
 
+// JSONForked is WriteJSONForked into memory.
+func JSONForked(tl *timeline.Timeline, parent *timeline.Branch) ([]byte, error) {
+	return collect(func(w io.Writer, tl *timeline.Timeline) error { return WriteJSONForked(w, tl, parent) }, tl)
+}
+
 // WriteJSON writes the whole run as one JSON object (the shape of Run):
 // spec, schedule, steps, messages, lock spans, violations and series,
-// each step and message encoded as it is written.
-func WriteJSON(w io.Writer, tl *timeline.Timeline) error {
+// each step and message encoded as it is written, and the fork it was
+// recorded from.
+func WriteJSON(w io.Writer, tl *timeline.Timeline) error { return WriteJSONForked(w, tl, tl.Parent()) }
+
+// WriteJSONForked is WriteJSON for a run whose place in a fork tree is
+// kept apart from its timeline (a debugging session's tree over shared
+// timelines).
+func WriteJSONForked(w io.Writer, tl *timeline.Timeline, parent *timeline.Branch) error {
 	tr := tl.Trace()
 	sum := tl.Summary()
 	o := &jsonOut{w: w}
@@ -107,8 +118,8 @@ func WriteJSON(w io.Writer, tl *timeline.Timeline) error {
 	o.array(len(spans), func(i int) any { return spans[i] })
 	o.field("violations", sum.Violations, false)
 	o.field("series", tl.Series(), false)
-	if p := tl.Parent(); p != nil {
-		o.field("parent", p, false)
+	if parent != nil {
+		o.field("parent", parent, false)
 	}
 	o.raw("}")
 	return o.err

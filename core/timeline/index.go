@@ -20,7 +20,10 @@ type index struct {
 	messageSteps   []int32
 	lockSteps      []int32
 	violationSteps []int32
-	spans          []Span
+	// choiceSteps lists the steps at which the chooser picked among
+	// several options (what Alternatives lists).
+	choiceSteps []int32
+	spans       []Span
 }
 
 // SpanKind separates holding a mutex from waiting for one.
@@ -130,6 +133,10 @@ func buildIndex(tl *Timeline) index {
 	}
 	sort.Slice(x.violationSteps, func(a, b int) bool { return x.violationSteps[a] < x.violationSteps[b] })
 	x.violationSteps = dedup(x.violationSteps)
+	for _, c := range tr.Choices {
+		x.choiceSteps = append(x.choiceSteps, c.Step)
+	}
+	x.choiceSteps = dedup(x.choiceSteps)
 	return x
 }
 

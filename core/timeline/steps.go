@@ -103,6 +103,7 @@ const (
 	MessageStep                     // a step that sends or receives a message
 	LockStep                        // lock, block, unlock, wait or signal
 	ViolationStep                   // a step at which a property failed
+	ChoiceStep                      // a step at which the chooser had several options
 	ProcStep                        // a step of process Proc
 )
 
@@ -112,7 +113,7 @@ type Filter struct {
 	Proc sim.ProcID // for ProcStep
 }
 
-// ParseFilter reads "message", "lock", "violation", "proc=P" or "" (any
+// ParseFilter reads "message", "lock", "violation", "choice", "proc=P" or "" (any
 // step).
 func ParseFilter(s string) (Filter, error) {
 	switch s {
@@ -124,6 +125,8 @@ func ParseFilter(s string) (Filter, error) {
 		return Filter{Kind: LockStep}, nil
 	case "violation":
 		return Filter{Kind: ViolationStep}, nil
+	case "choice":
+		return Filter{Kind: ChoiceStep}, nil
 	}
 	if p, ok := strings.CutPrefix(s, "proc="); ok {
 		n, err := strconv.Atoi(p)
@@ -132,7 +135,7 @@ func ParseFilter(s string) (Filter, error) {
 		}
 		return Filter{Kind: ProcStep, Proc: sim.ProcID(n)}, nil
 	}
-	return Filter{}, fmt.Errorf("timeline: unknown filter %q; one of message, lock, violation, proc=P", s)
+	return Filter{}, fmt.Errorf("timeline: unknown filter %q; one of message, lock, violation, choice, proc=P", s)
 }
 
 func (f Filter) String() string {
@@ -143,6 +146,8 @@ func (f Filter) String() string {
 		return "lock"
 	case ViolationStep:
 		return "violation"
+	case ChoiceStep:
+		return "choice"
 	case ProcStep:
 		return "proc=" + strconv.Itoa(int(f.Proc))
 	}
@@ -159,6 +164,8 @@ func (tl *Timeline) filterSteps(f Filter) ([]int32, bool) {
 		return tl.idx.lockSteps, true
 	case ViolationStep:
 		return tl.idx.violationSteps, true
+	case ChoiceStep:
+		return tl.idx.choiceSteps, true
 	case ProcStep:
 		return tl.ProcSteps(f.Proc), true
 	}

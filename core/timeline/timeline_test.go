@@ -288,6 +288,18 @@ func TestNextAndPrevEvent(t *testing.T) {
 			t.Fatalf("step %d of proc 2 after PrevEvent's %d", k, p)
 		}
 	}
+	c, ok := tl.NextEvent(-1, timeline.Filter{Kind: timeline.ChoiceStep})
+	if !ok || tl.StepView(c).Choices == 0 {
+		t.Fatalf("next choice point %d %v", c, ok)
+	}
+	for k := 0; k < c; k++ {
+		if tl.StepView(k).Choices > 0 {
+			t.Fatalf("NextEvent(-1, choice) = %d, but step %d made a choice", c, k)
+		}
+	}
+	if back, ok := tl.PrevEvent(c+1, timeline.Filter{Kind: timeline.ChoiceStep}); !ok || back != c {
+		t.Fatalf("PrevEvent(%d, choice) = %d %v, want %d", c+1, back, ok, c)
+	}
 	f, err := timeline.ParseFilter("proc=3")
 	if err != nil || f.Kind != timeline.ProcStep || f.Proc != 3 {
 		t.Fatalf("ParseFilter(proc=3) = %+v, %v", f, err)

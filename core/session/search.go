@@ -1,0 +1,267 @@
+package session
+
+import (
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/racetrack-sim/racetrack/core/check"
+	"github.com/racetrack-sim/racetrack/core/scenario"
+)
+
+// SearchRequest asks whether a property can be violated. It is the body
+// of POST /api/v1/searches and the arguments of the search method.
+type SearchRequest struct {
+	Scenario string         `json:"scenario"`
+	Preset   string         `json:"preset,omitempty"`
+	Variant  string         `json:"variant,omitempty"`
+	Property string         `json:"property,omitempty"`
+	Strategy string         `json:"strategy"`
+	Budget   SearchBudget   `json:"budget"`
+	Params   map[string]any `json:"params,omitempty"`
+	Seed     uint64         `json:"seed,omitempty"`
+	// PCTDepth is pct's bug depth (0: check.DefaultPCTDepth).
+	PCTDepth int `json:"pctDepth,omitempty"`
+	// Reductions switch the exhaustive searches' reductions one by one;
+	// absent, the strategy's defaults (check.DefaultReductions) apply.
+	Reductions *check.Reductions `json:"reductions,omitempty"`
+}
+
+// SearchBudget bounds one search; zero fields take the defaults
+// (check.DefaultBudget, DefaultSearchSeconds). Seconds are measured by the
+// transport's clock: use States or Runs for a result that does not
+// depend on the machine.
+type SearchBudget struct {
+	States  int     `json:"states,omitempty"`
+	Runs    int     `json:"runs,omitempty"`
+	Depth   int     `json:"depth,omitempty"`
+	Seconds float64 `json:"seconds,omitempty"`
+}
+
+// DefaultSearchSeconds is the time budget of a search that names none.
+const DefaultSearchSeconds = 30
+
+// UnmarshalJSON decodes a budget strictly, naming its fields in errors
+// with their full path (budget.states), which encoding/json does not do
+// for unknown fields of nested objects.
+func (b *SearchBudget) UnmarshalJSON(data []byte) error {
+	type plain SearchBudget
+	var p plain
+	if err := scenario.DecodeStrict(data, &p); err != nil {
+		var fe *scenario.FieldError
+		if errors.As(err, &fe) {
+			return &scenario.FieldError{Field: join("budget", fe.Field), Msg: fe.Msg}
+		}
+		return err
+	}
+	*b = SearchBudget(p)
+	return nil
+}
+
+// DecodeSearchRequest parses a search request strictly; errors name the
+// field.
+func DecodeSearchRequest(data []byte) (SearchRequest, error) {
+	var req SearchRequest
+	if err := decode(data, &req); err != nil {
+		return SearchRequest{}, err
+	}
+	return req, nil
+}
+
+// Plan checks a search request against the limits and the catalog and
+// builds its search. Errors name the field.
+func (s *Session) Plan(req SearchRequest) (*Search, error) {
+	l := s.limits
+	b := req.Budget
+	switch {
+	case req.Strategy == "":
+		return nil, errorf(CodeInvalid, "strategy", "strategy is required: random, pct, bfs or dfs")
+	case b.States < 0 || (l.MaxSearchStates > 0 && b.States > l.MaxSearchStates):
+		return nil, errorf(CodeInvalid, "budget.states", "budget.states is %d, outside [0, %d]", b.States, l.MaxSearchStates)
+	case b.Runs < 0 || (l.MaxSearchRuns > 0 && b.Runs > l.MaxSearchRuns):
+		return nil, errorf(CodeInvalid, "budget.runs", "budget.runs is %d, outside [0, %d]", b.Runs, l.MaxSearchRuns)
+	case !(b.Seconds >= 0) || (l.MaxSearchSeconds > 0 && b.Seconds > l.MaxSearchSeconds):
+		return nil, errorf(CodeInvalid, "budget.seconds", "budget.seconds is %v, outside [0, %v]", b.Seconds, l.MaxSearchSeconds)
+	case req.Seed > scenario.MaxSeed:
+		return nil, errorf(CodeInvalid, "seed", "seed is %d, above the largest allowed seed %d", req.Seed, uint64(scenario.MaxSeed))
+	}
+	seconds := b.Seconds
+	if seconds == 0 {
+		seconds = DefaultSearchSeconds
+		if l.MaxSearchSeconds > 0 {
+			seconds = min(seconds, l.MaxSearchSeconds)
+		}
+	}
+	red := check.DefaultReductions(req.Strategy)
+	if req.Reductions != nil {
+		red = *req.Reductions
+	}
+	x, err := check.New(s.reg, check.Config{
+		Scenario: req.Scenario, Preset: req.Preset, Variant: req.Variant, Params: req.Params,
+		Property: req.Property, Strategy: req.Strategy, Seed: req.Seed, PCTDepth: req.PCTDepth,
+		Budget: check.Budget{States: b.States, Runs: b.Runs, Depth: b.Depth}, Reductions: red,
+	})
+	if err != nil {
+		return nil, AsError(err, "")
+	}
+	cfg := x.Config()
+	budget := cfg.Budget.Runs
+	if cfg.Strategy == check.BFS || cfg.Strategy == check.DFS {
+		budget = cfg.Budget.States
+	}
+	return &Search{x: x, budget: budget, seconds: seconds}, nil
+}
+
+// StartSearch decodes and plans a search and keeps it under id, so that
+// "cancel" can stop it. The transport steps it with Run.
+func (s *Session) StartSearch(id string, args json.RawMessage) (*Search, error) {
+	req, err := DecodeSearchRequest(args)
+	if err != nil {
+		return nil, err
+	}
+	if _, dup := s.searches[id]; dup {
+		return nil, errorf(CodeInvalid, "id", "a search with id %q is already running", clip(id, 40))
+	}
+	if len(s.searches) >= MaxSearches {
+		return nil, errorf(CodeBusy, "", "%d searches are running in this session, its limit; cancel one or wait", MaxSearches)
+	}
+	q, err := s.Plan(req)
+	if err != nil {
+		return nil, err
+	}
+	q.s, q.id = s, id
+	s.searches[id] = q
+	return q, nil
+}
+
+// MaxSearches bounds the searches one session runs at once.
+const MaxSearches = 4
+
+// CancelArgs names a search (the id of its search call) or a playback.
+type CancelArgs struct {
+	ID string `json:"id"`
+}
+
+// Cancelled answers cancel.
+type Cancelled struct {
+	ID string `json:"id"`
+	// Running is false when no search of that id was running (it had
+	// ended, or never started): cancelling it is not an error.
+	Running bool `json:"running"`
+}
+
+// Cancel stops a running search at its next slice.
+func (s *Session) Cancel(id string) (Cancelled, error) {
+	if id == "" {
+		return Cancelled{}, errorf(CodeBadRequest, "id", "cancel needs the id of the search call")
+	}
+	q, ok := s.searches[id]
+	if ok {
+		q.cancelled = true
+	}
+	return Cancelled{ID: id, Running: ok}, nil
+}
+
+// Search is a search being stepped by a transport.
+type Search struct {
+	s         *Session
+	id        string
+	x         *check.Explorer
+	budget    int
+	seconds   float64
+	cancelled bool
+}
+
+// SearchProgress is one progress report.
+type SearchProgress struct {
+	check.Progress
+	// Budget is the run or state budget the progress counts towards.
+	Budget int `json:"budget"`
+}
+
+// SearchResult is a finished, cancelled or timed-out search. It carries
+// no time: the result of a search bounded by states or runs is the same
+// on every machine.
+type SearchResult struct {
+	check.Result
+	Cancelled bool `json:"cancelled"`
+	// TimedOut is set when the search stopped at its seconds budget.
+	TimedOut bool `json:"timedOut"`
+}
+
+// Hooks connect a search to its transport. Elapsed is the transport's
+// clock (time since the search started); Progress receives reports;
+// Yield runs between slices (the transport lets other calls in, which may
+// cancel the search).
+type Hooks struct {
+	Elapsed  func() time.Duration
+	Progress func(SearchProgress)
+	Yield    func()
+}
+
+// Slices of a search aim at sliceTarget of work, so a cancel or a
+// progress report is never far away; progress is reported at most every
+// progressEvery.
+const (
+	sliceTarget   = 25 * time.Millisecond
+	progressEvery = 100 * time.Millisecond
+	maxSlice      = 1 << 16
+)
+
+// Run steps the search until it ends, is cancelled or runs out of time,
+// and forgets it in its session.
+func (q *Search) Run(h Hooks) SearchResult {
+	defer delete(q.s.searches, q.id)
+	deadline := time.Duration(q.seconds * float64(time.Second))
+	lastReport := time.Duration(0)
+	slice := 1
+	res := SearchResult{}
+	for {
+		t0 := h.Elapsed()
+		p := q.x.Step(slice)
+		now := h.Elapsed()
+		slice = NextSlice(slice, now-t0)
+		if p.Done {
+			break
+		}
+		if h.Progress != nil && now-lastReport >= progressEvery {
+			lastReport = now
+			h.Progress(SearchProgress{Progress: p, Budget: q.budget})
+		}
+		if h.Yield != nil {
+			h.Yield()
+		}
+		if q.cancelled {
+			res.Cancelled = true
+			break
+		}
+		if h.Elapsed() >= deadline {
+			res.TimedOut = true
+			break
+		}
+	}
+	res.Result = q.x.Result()
+	return res
+}
+
+// Explorer is the search's explorer, for a transport that steps it on
+// its own terms (the server's search jobs, which outlive a session).
+func (q *Search) Explorer() *check.Explorer { return q.x }
+
+// Seconds is the search's time budget.
+func (q *Search) Seconds() float64 { return q.seconds }
+
+// Budget is the run or state budget progress counts towards.
+func (q *Search) Budget() int { return q.budget }
+
+// NextSlice adapts the work per Step call towards the slice target, given
+// how long the last slice took.
+func NextSlice(cur int, took time.Duration) int {
+	switch {
+	case took < sliceTarget/4:
+		return min(cur*2, maxSlice)
+	case took > sliceTarget*2:
+		return max(cur/2, 1)
+	}
+	return cur
+}
