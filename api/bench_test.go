@@ -5,30 +5,36 @@ import (
 	"testing"
 
 	"github.com/racetrack-sim/racetrack/core/scenario"
-	"github.com/racetrack-sim/racetrack/core/timeline"
+	"github.com/racetrack-sim/racetrack/core/session"
 )
 
-// BenchmarkStreamFrame is the server's cost of one frame of a playing
-// stream: step the stream's world, diff its view, collect edges, encode.
-func BenchmarkStreamFrame(b *testing.B) {
-	tl, err := timeline.Record(testRegistry(), scenario.RunSpec{Scenario: "dining-philosophers", Seed: 1,
-		Params: map[string]any{"philosophers": 12, "meals": 100}}, timeline.Options{SnapshotEvery: snapshotEvery})
+// BenchmarkPlayFrame is the cost of one frame of a playback: step the
+// player's world, diff its view, collect edges, encode.
+func BenchmarkPlayFrame(b *testing.B) {
+	s := session.New(session.Config{Registry: testRegistry()})
+	out, err := s.Call("1", "open", json.RawMessage(`{"spec":{"scenario":"dining-philosophers","seed":1,"params":{"philosophers":12,"meals":100}}}`))
 	if err != nil {
 		b.Fatal(err)
 	}
-	rec := &recording{id: tl.ID(), tl: tl, summary: tl.Summary()}
-	p := &player{rec: rec, world: newCursor(tl), fields: &fieldState{}, speed: defaultSpeed}
-	b.ReportAllocs()
-	for b.Loop() {
-		target := p.cur + 1
-		if target >= tl.Len() {
-			target = 0
-		}
-		f, err := p.frame(target)
+	sum := out.(scenario.Summary)
+	play := func() *session.Player {
+		p, err := s.Call("2", "play", json.RawMessage(`{"run":"`+sum.ID+`"}`))
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := json.Marshal(f); err != nil {
+		return p.(*session.Player)
+	}
+	p := play()
+	b.ReportAllocs()
+	for b.Loop() {
+		if p.Stopped() {
+			p = play()
+		}
+		f, err := p.Advance(1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := json.Marshal(session.Message{ID: json.RawMessage("2"), Frame: f}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -43,7 +43,8 @@ func TestRunThatMustWaitIs503WithRetryAfter(t *testing.T) {
 
 // TestCachedRunsHoldMemoryUntilEvictedAndUnused: a cached run keeps its
 // memory reserved; the cache gives it back when new work needs it, but a
-// run still in use (a stream) stays counted until its last user goes.
+// run still in use (a session socket) stays counted until its last user
+// goes.
 func TestCachedRunsHoldMemoryUntilEvictedAndUnused(t *testing.T) {
 	ts := newTestServer(t)
 	run := ts.createRun(t, philoSpec)
@@ -55,12 +56,13 @@ func TestCachedRunsHoldMemoryUntilEvictedAndUnused(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c := dial(t, ctx, wsURL(ts, "/api/v1/runs/"+run.ID+"/stream"), nil)
-	assert.Equal(t, "hello", readMsg(t, ctx, c).Type)
+	c := dial(t, ctx, wsURL(ts, "/api/v1/session"), nil)
+	sc := &sessionClient{t: t, ctx: ctx, c: c}
+	require.Nil(t, sc.call("open", `{"spec":`+philoSpec+`}`).Error)
 	assert.Equal(t, rec.size+streamBytes, ts.mem.inUse())
 	ts.timelines.evict(1 << 40)
 	assert.Zero(t, ts.timelines.len())
-	assert.Equal(t, rec.size+streamBytes, ts.mem.inUse(), "an evicted run a stream plays stays counted")
+	assert.Equal(t, rec.size+streamBytes, ts.mem.inUse(), "an evicted run a session socket holds stays counted")
 	c.Close(websocket.StatusNormalClosure, "")
 	require.Eventually(t, func() bool { return ts.mem.inUse() == 0 }, 5*time.Second, 10*time.Millisecond)
 }

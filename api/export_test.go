@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/racetrack-sim/racetrack/core/export"
+	"github.com/racetrack-sim/racetrack/core/session"
 	"github.com/racetrack-sim/racetrack/core/timeline"
 )
 
@@ -31,9 +32,9 @@ func TestExportStreamsTheCoresBytes(t *testing.T) {
 	assert.Equal(t, want, res.Body)
 }
 
-// failAfter is an export format that fails once it has written n bytes.
-func failAfter(n int) exportFormat {
-	return exportFormat{media: "application/json", suffix: ".json", write: func(w io.Writer, tl *timeline.Timeline) error {
+// failAfter is an export writer that fails once it has written n bytes.
+func failAfter(n int) export.Writer {
+	return func(w io.Writer, tl *timeline.Timeline) error {
 		chunk := strings.Repeat("x", 1000)
 		for written := 0; written < n; written += len(chunk) {
 			if _, err := io.WriteString(w, chunk); err != nil {
@@ -41,16 +42,24 @@ func failAfter(n int) exportFormat {
 			}
 		}
 		return errors.New("the writer broke")
-	}}
+	}
 }
 
 func TestExportThatCannotCompleteIsNeverATruncated200(t *testing.T) {
 	ts := newTestServer(t)
 	run := ts.createRun(t, philoSpec)
-	exportFormats["broken-late"] = failAfter(10 * exportBuffer)
-	exportFormats["broken-early"] = failAfter(1000)
-	defer delete(exportFormats, "broken-late")
-	defer delete(exportFormats, "broken-early")
+	orig := exportWriter
+	exportWriter = func(format string, parent *timeline.Branch) (session.Format, export.Writer, error) {
+		f := session.Format{ID: format, Media: "application/json", Suffix: ".json"}
+		switch format {
+		case "broken-late":
+			return f, failAfter(10 * exportBuffer), nil
+		case "broken-early":
+			return f, failAfter(1000), nil
+		}
+		return orig(format, parent)
+	}
+	defer func() { exportWriter = orig }()
 
 	res, err := http.Get(ts.URL + "/api/v1/runs/" + run.ID + "/export?format=broken-late")
 	require.NoError(t, err)

@@ -19,7 +19,7 @@ func fuzzServer(f *testing.F) *testServer {
 	if err != nil {
 		f.Fatal(err)
 	}
-	srv, err := New(Config{Registry: testRegistry(), Store: st, Logger: discardLogger(), MaxRunSteps: 20_000})
+	srv, err := New(Config{Registry: testRegistry(), Store: st, Logger: discardLogger(), MaxRunSteps: 100_000})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -104,24 +104,16 @@ func FuzzDecodeSearchRequest(f *testing.F) {
 	})
 }
 
-func FuzzDecodeStreamCommand(f *testing.F) {
-	for _, s := range []string{`{"op":"play"}`, `{"op":"step","n":-3}`, `{"op":"seek","step":4}`, `{"op":"speed","value":0}`,
-		`{"op":"speed","value":1e309}`, `{"op":"seek"}`, `"play"`, `{"op":"step","n":1.5}`} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, body []byte) {
-		_, err := DecodeStreamCommand(body)
-		checkClientError(t, err)
-	})
-}
-
 // FuzzQueryParameters drives the GET routes' query decoders: never a 5xx.
 func FuzzQueryParameters(f *testing.F) {
 	f.Add("steps", "from", "3", "limit", "10")
 	f.Add("state", "step", "-1", "", "")
 	f.Add("diagram.svg", "from", "2", "to", "999999999999999999999")
 	f.Add("export", "format", "shiviz", "", "")
-	f.Add("stream", "step", "1", "speed", "0")
+	f.Add("find", "step", "1", "kind", "choice")
+	f.Add("layout", "from", "1", "to", "0")
+	f.Add("alternatives", "step", "3", "", "")
+	f.Add("find", "back", "maybe", "kind", "lock")
 	ts := fuzzServer(f)
 	rec, err := ts.newRun(scenario.RunSpec{Scenario: "dining-philosophers", Seed: 1, MaxSteps: 2000})
 	if err != nil {

@@ -140,7 +140,7 @@ func TestStreamOriginIsCheckedBeforeTheRunIsComputed(t *testing.T) {
 	require.NoError(t, ts.store.PutRun(ns)) // known id, not in the cache
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	_, res, err := websocket.Dial(ctx, wsURL(ts, "/api/v1/runs/"+ns.ID()+"/stream"),
+	_, res, err := websocket.Dial(ctx, wsURL(ts, "/api/v1/session"),
 		&websocket.DialOptions{HTTPHeader: http.Header{"Origin": {"http://evil.example"}}})
 	require.Error(t, err)
 	require.NotNil(t, res)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/racetrack-sim/racetrack/core/catalog"
+	"github.com/racetrack-sim/racetrack/core/session"
 )
 
 // FuzzSpecsInsideTheSchemaOverHTTP posts specs drawn inside the published
@@ -55,8 +56,8 @@ func FuzzSpecsInsideTheSchemaOverHTTP(f *testing.F) {
 		if code != http.StatusCreated && !(code == http.StatusUnprocessableEntity && strings.HasPrefix(p.Field, "params.")) {
 			t.Fatalf("seed %d: POST /runs %+v answered %d %+v", seed, spec, code, p)
 		}
-		search := SearchRequest{Scenario: spec.Scenario, Preset: spec.Preset, Variant: spec.Variant, Params: spec.Params,
-			Strategy: "random", Budget: SearchBudget{Runs: 1, Seconds: 1}}
+		search := session.SearchRequest{Scenario: spec.Scenario, Preset: spec.Preset, Variant: spec.Variant, Params: spec.Params,
+			Strategy: "random", Budget: session.SearchBudget{Runs: 1, Seconds: 1}}
 		scode, sp := post(t, "/api/v1/searches", search)
 		// The same params are refused alike; an accepted run's search may
 		// still wait for memory (503) or a queue slot (429).

@@ -11,13 +11,14 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/racetrack-sim/racetrack/core/scenario"
+	"github.com/racetrack-sim/racetrack/core/session"
 	"github.com/racetrack-sim/racetrack/core/timeline"
 )
 
 // reserveRun reserves the memory a run of the normalised spec is
 // estimated to hold at most (every step of its budget taken).
 func (s *Server) reserveRun(ns scenario.RunSpec) (*grant, error) {
-	est, err := timeline.EstimateBytes(s.reg, ns, snapshotEvery)
+	est, err := timeline.EstimateBytes(s.reg, ns, session.SnapshotEvery)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +76,7 @@ const minAutoStates = 10_000
 // lowered to what fits in half the free memory (the rest is left to
 // other work; the request then records the budget it ran with); one
 // that names a budget that does not fit is refused.
-func (s *Server) reserveSearch(req *SearchRequest, plan **searchPlan) (*grant, error) {
+func (s *Server) reserveSearch(req *session.SearchRequest, plan **searchPlan) (*grant, error) {
 	hint := memoryHint{field: "budget.states", what: "this search"}
 	if req.Strategy != "bfs" && req.Strategy != "dfs" {
 		hint.field = "params"

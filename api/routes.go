@@ -8,6 +8,8 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
+
+	"github.com/racetrack-sim/racetrack/core/session"
 )
 
 func (s *Server) routes() http.Handler {
@@ -37,12 +39,18 @@ func (s *Server) routes() http.Handler {
 		r.Route("/runs/{id}", func(r chi.Router) {
 			r.Get("/", s.getRun)
 			r.Get("/steps", s.getSteps)
-			r.Get("/state", s.getState)
+			r.Get("/state", withStep(s, session.StateAt))
+			r.Get("/alternatives", withStep(s, session.Alternatives))
+			r.Get("/slice", withStep(s, session.CausalSlice))
+			r.Get("/find", s.getFind)
+			r.Get("/layout", s.getLayout)
+			r.Get("/charts", s.getCharts)
 			r.Get("/diagram.svg", s.getDiagram)
 			r.Get("/export", s.getExport)
-			r.With(s.streamPreflight).Get("/stream", s.runStream)
+			r.Post("/forks", s.createFork)
 		})
 		r.Get("/compare", s.compare)
+		r.With(s.streamPreflight).Get("/session", s.sessionStream)
 		r.Post("/searches", s.createSearch)
 		r.Route("/searches/{id}", func(r chi.Router) {
 			r.Get("/", s.getSearch)

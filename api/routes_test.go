@@ -134,7 +134,11 @@ func TestErrorClasses(t *testing.T) {
 		{"search wrong type", "POST", "/api/v1/searches", `{"scenario":"dining-philosophers","strategy":"random","budget":{"seconds":"10"}}`, 400, "budget.seconds"},
 		{"unknown route", "GET", "/api/v1/nope", "", 404, "path"},
 		{"wrong method", "PUT", "/api/v1/runs", `{}`, 405, "method"},
-		{"stream without upgrade", "GET", "/api/v1/runs/" + run.ID + "/stream", "", 426, "Upgrade"},
+		{"session without upgrade", "GET", "/api/v1/session", "", 426, "Upgrade"},
+		{"layout past the end", "GET", "/api/v1/runs/" + run.ID + "/layout?from=0&to=999999", "", 422, "to"},
+		{"find an unknown kind", "GET", "/api/v1/runs/" + run.ID + "/find?kind=bogus", "", 422, "kind"},
+		{"alternatives without a step", "GET", "/api/v1/runs/" + run.ID + "/alternatives", "", 400, "step"},
+		{"fork of an option that does not exist", "POST", "/api/v1/runs/" + run.ID + "/forks", `{"step":0,"choice":9,"option":0}`, 422, "option"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -6,13 +6,14 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/go-chi/chi/v5"
 
 	"github.com/racetrack-sim/racetrack/core/scenario"
-	"github.com/racetrack-sim/racetrack/core/sim"
+	"github.com/racetrack-sim/racetrack/core/session"
 	"github.com/racetrack-sim/racetrack/core/timeline"
 )
 
@@ -66,7 +67,7 @@ func (s *Server) newRun(spec scenario.RunSpec) (*recording, error) {
 	}
 	rec, err := s.timelines.get(ns.ID(), func() (*recording, error) { return s.execute(ns) })
 	if err != nil {
-		return nil, err
+		return nil, restError(err, "")
 	}
 	if err := s.store.PutRun(rec.spec); err != nil {
 		rec.drop()
@@ -75,20 +76,63 @@ func (s *Server) newRun(spec scenario.RunSpec) (*recording, error) {
 	return rec, nil
 }
 
-// normalize applies the catalog's validation and the server's bounds.
+// normalize applies the catalog's validation and the server's bounds
+// (the session's rules, with fields named as in a RunSpec body).
 func (s *Server) normalize(spec scenario.RunSpec) (scenario.RunSpec, error) {
-	ns, _, err := s.reg.Normalize(spec)
+	ns, err := s.rules.Normalize(spec)
 	if err != nil {
-		return ns, err
-	}
-	if ns.MaxSteps > s.cfg.MaxRunSteps {
-		what := "is"
-		if spec.MaxSteps == 0 {
-			what = "defaults (from preset " + ns.Preset + ") to"
-		}
-		return ns, invalid("maxSteps", "maxSteps %s %d, above this server's limit of %d steps per run", what, ns.MaxSteps, s.cfg.MaxRunSteps)
+		return ns, restError(err, "spec")
 	}
 	return ns, nil
+}
+
+// restError renders a core or session error as a problem; a field inside
+// the argument prefix (spec.maxSteps) is named as the body's (maxSteps).
+func restError(err error, prefix string) error {
+	if err == nil {
+		return nil
+	}
+	var p *Problem
+	if errors.As(err, &p) {
+		return err
+	}
+	if fp := fromFieldErrors(err, false); fp != nil {
+		return fp
+	}
+	e := session.AsError(err, "")
+	if e.Code == session.CodeInternal {
+		return err
+	}
+	field := e.Field
+	if prefix != "" {
+		if field == prefix {
+			field = "body"
+		} else if rest, ok := strings.CutPrefix(field, prefix+"."); ok {
+			field = rest
+		}
+	}
+	q := newProblem(e.Status(), e.Code, problemTitle(e.Status()), field, "%s", e.Message)
+	if e.Code == session.CodeBusy {
+		q.retryAfter = 1
+	}
+	if field != "" && field != "body" {
+		q.Detail = field + ": " + e.Message
+	}
+	return q
+}
+
+func problemTitle(status int) string {
+	switch status {
+	case http.StatusBadRequest:
+		return "Bad request"
+	case http.StatusNotFound:
+		return "Not found"
+	case http.StatusRequestEntityTooLarge:
+		return "Request body too large"
+	case http.StatusTooManyRequests:
+		return "Too many requests"
+	}
+	return "Invalid value"
 }
 
 // execute runs a normalised spec with tracing, within a run slot and
@@ -112,18 +156,11 @@ func (s *Server) execute(ns scenario.RunSpec) (rec *recording, err error) {
 	defer func() { <-s.runSlots }()
 	watched := s.watchRun(mem)
 	defer s.unwatchRun(watched)
-	tl, err := timeline.Record(s.reg, ns, timeline.Options{SnapshotEvery: snapshotEvery, Continue: watched.alive})
+	tl, err := timeline.Record(s.reg, ns, timeline.Options{SnapshotEvery: session.SnapshotEvery, Continue: watched.alive})
 	if errors.Is(err, timeline.ErrStopped) {
 		return nil, watched.refusal()
 	}
 	if err != nil {
-		var fe *scenario.FieldError
-		if errors.As(err, &fe) {
-			return nil, fromFieldError(fe, false)
-		}
-		if errors.Is(err, sim.ErrModel) {
-			return nil, invalid("spec", "the model cannot run this spec: %v", err)
-		}
 		return nil, err
 	}
 	s.metrics.runs.WithLabelValues("executed").Inc()
@@ -176,9 +213,3 @@ func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, rec.summary)
 	}
 }
-
-// snapshotEvery is the snapshot interval of the server's timelines: a
-// seek (a stream going back, GET state) replays at most this many steps.
-// A quarter of core's default buys four times faster seeks for snapshots
-// that are small next to the trace.
-const snapshotEvery = timeline.DefaultSnapshotEvery / 4

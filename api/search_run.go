@@ -1,24 +1,13 @@
 package api
 
 import (
-	"errors"
 	"fmt"
 	"runtime/debug"
 	"time"
 
 	"github.com/racetrack-sim/racetrack/core/check"
-	"github.com/racetrack-sim/racetrack/core/scenario"
+	"github.com/racetrack-sim/racetrack/core/session"
 	"github.com/racetrack-sim/racetrack/internal/parallel"
-)
-
-// defaultSearchSeconds is the time budget of a search that names none.
-const defaultSearchSeconds = 30
-
-// Slices of search work are sized to take about this long, so that a
-// cancel or the time budget is noticed promptly.
-const (
-	sliceTarget = 50 * time.Millisecond
-	maxSlice    = 1 << 14
 )
 
 // searchPlan is a validated search: the explorer to step and its budget
@@ -29,79 +18,22 @@ type searchPlan struct {
 	bytes    int64 // the memory it will hold at most (core's estimate)
 }
 
-// DecodeSearchRequest parses a search request body; a 400 problem for bad
-// syntax.
-func DecodeSearchRequest(data []byte) (SearchRequest, error) {
-	var req SearchRequest
-	if err := decodeStrict(data, &req); err != nil {
-		return SearchRequest{}, err
-	}
-	return req, nil
+// DecodeSearchRequest parses a search request body (the session's
+// request type); a 400 problem for bad syntax.
+func DecodeSearchRequest(data []byte) (session.SearchRequest, error) {
+	req, err := session.DecodeSearchRequest(data)
+	return req, restError(err, "")
 }
 
 // planSearch checks a request against the server's bounds and the
-// catalog and builds its explorer. Errors name the field.
-func (s *Server) planSearch(req SearchRequest) (*searchPlan, error) {
-	// Every rejected field is reported: the server's bounds first, then
-	// what the catalog and the checker reject (a field once).
-	var errs scenario.Collector
-	switch req.Strategy {
-	case check.Random, check.PCT, check.BFS, check.DFS:
-	case "":
-		errs.Add("strategy", "is required: random, pct, bfs or dfs")
-	default:
-		errs.Add("strategy", "unknown strategy %q: random, pct, bfs or dfs", truncate(req.Strategy, 20))
-	}
-	b := req.Budget
-	if b.States < 0 || b.States > s.cfg.MaxSearchStates {
-		errs.Add("budget.states", "is %d, outside [0, %d]", b.States, s.cfg.MaxSearchStates)
-	}
-	if b.Runs < 0 || b.Runs > s.cfg.MaxSearchRuns {
-		errs.Add("budget.runs", "is %d, outside [0, %d]", b.Runs, s.cfg.MaxSearchRuns)
-	}
-	if !(b.Seconds >= 0 && b.Seconds <= s.cfg.MaxSearchSeconds) {
-		errs.Add("budget.seconds", "is %v, outside [0, %v]", b.Seconds, s.cfg.MaxSearchSeconds)
-	}
-	if req.Seed > scenario.MaxSeed {
-		errs.Add("seed", "is %d, above the largest allowed seed %d", req.Seed, uint64(scenario.MaxSeed))
-	}
-	if errs.Len() > 0 {
-		_, err := check.New(s.reg, check.Config{Scenario: req.Scenario, Preset: req.Preset, Variant: req.Variant, Params: req.Params,
-			Property: req.Property, Strategy: check.Random})
-		seen := map[string]bool{}
-		for _, fe := range scenario.AllFieldErrors(errs.Err()) {
-			seen[fe.Field] = true
-		}
-		for _, fe := range scenario.AllFieldErrors(err) {
-			if !seen[fe.Field] {
-				errs.Add(fe.Field, "%s", fe.Msg)
-			}
-		}
-		return nil, fromFieldErrors(errs.Err(), false)
-	}
-	seconds := b.Seconds
-	if seconds == 0 {
-		seconds = min(defaultSearchSeconds, s.cfg.MaxSearchSeconds)
-	}
-	red := check.DefaultReductions(req.Strategy)
-	if req.Reductions != nil {
-		red = *req.Reductions
-	}
-	x, err := check.New(s.reg, check.Config{
-		Scenario: req.Scenario, Preset: req.Preset, Variant: req.Variant, Params: req.Params,
-		Property: req.Property, Strategy: req.Strategy, Seed: req.Seed,
-		Budget: check.Budget{States: b.States, Runs: b.Runs}, Reductions: red, Workers: req.Workers,
-	})
+// catalog (the session's rules) and builds its explorer. Errors name the
+// field.
+func (s *Server) planSearch(req session.SearchRequest) (*searchPlan, error) {
+	q, err := s.rules.Plan(req)
 	if err != nil {
-		if p := fromFieldErrors(err, false); p != nil {
-			return nil, p
-		}
-		if errors.Is(err, check.ErrUnsupported) {
-			return nil, invalid("strategy", "%v", err)
-		}
-		return nil, err
+		return nil, restError(err, "")
 	}
-	return &searchPlan{explorer: x, seconds: seconds, bytes: x.EstimateBytes()}, nil
+	return &searchPlan{explorer: q.Explorer(), seconds: q.Seconds(), bytes: q.Explorer().EstimateBytes()}, nil
 }
 
 // run executes one job on a worker. A panic in the search (a bug in a
@@ -131,13 +63,7 @@ func (p *searchPool) run(j *job) {
 	for {
 		t0 := time.Now()
 		prog = parallel.Step(x, slice, x.Config().Workers)
-		took := time.Since(t0)
-		switch {
-		case took < sliceTarget/2 && slice < maxSlice:
-			slice *= 2
-		case took > 2*sliceTarget && slice > 1:
-			slice /= 2
-		}
+		slice = session.NextSlice(slice, time.Since(t0))
 		j.update(func(st *SearchStatus) {
 			st.Progress = SearchProgress{States: prog.States, Runs: prog.Runs, Depth: prog.Depth}
 		})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/racetrack-sim/racetrack/core/check"
 	"github.com/racetrack-sim/racetrack/core/scenario"
+	"github.com/racetrack-sim/racetrack/core/session"
 )
 
 func (ts *testServer) startSearch(t *testing.T, body string) string {
@@ -134,11 +135,11 @@ func TestUnfinishedSearchResumesAfterRestart(t *testing.T) {
 
 func TestSearchReductionsDefaultToTheStrategys(t *testing.T) {
 	ts := newTestServer(t)
-	plan, err := ts.Server.planSearch(SearchRequest{Scenario: "dining-philosophers", Preset: "lock-level", Variant: "fixed", Strategy: "dfs"})
+	plan, err := ts.Server.planSearch(session.SearchRequest{Scenario: "dining-philosophers", Preset: "lock-level", Variant: "fixed", Strategy: "dfs"})
 	require.NoError(t, err)
 	require.Equal(t, check.DefaultReductions("dfs"), plan.explorer.Config().Reductions)
 	off := check.Reductions{}
-	plan, err = ts.Server.planSearch(SearchRequest{Scenario: "dining-philosophers", Preset: "lock-level", Variant: "fixed", Strategy: "dfs", Reductions: &off})
+	plan, err = ts.Server.planSearch(session.SearchRequest{Scenario: "dining-philosophers", Preset: "lock-level", Variant: "fixed", Strategy: "dfs", Reductions: &off})
 	require.NoError(t, err)
 	require.Equal(t, off, plan.explorer.Config().Reductions)
 }

@@ -13,56 +13,8 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"github.com/racetrack-sim/racetrack/core/check"
-	"github.com/racetrack-sim/racetrack/core/scenario"
+	"github.com/racetrack-sim/racetrack/core/session"
 )
-
-// SearchRequest is the body of POST /api/v1/searches.
-type SearchRequest struct {
-	Scenario string         `json:"scenario"`
-	Preset   string         `json:"preset,omitempty"`
-	Variant  string         `json:"variant,omitempty"`
-	Property string         `json:"property,omitempty"`
-	Strategy string         `json:"strategy"`
-	Budget   SearchBudget   `json:"budget"`
-	Params   map[string]any `json:"params,omitempty"`
-	Seed     uint64         `json:"seed,omitempty"`
-	// Reductions switch the exhaustive searches' reductions one by one;
-	// absent, the strategy's defaults (check.DefaultReductions) apply.
-	Reductions *check.Reductions `json:"reductions,omitempty"`
-	// Workers is the number of goroutines a bfs runs on (check.Config
-	// Workers); 0, the default, is one per CPU.
-	Workers int `json:"workers,omitempty"`
-}
-
-// SearchBudget bounds one search; zero fields take the server's defaults.
-// Seconds are measured by the server's clock.
-type SearchBudget struct {
-	States  int     `json:"states,omitempty"`
-	Runs    int     `json:"runs,omitempty"`
-	Seconds float64 `json:"seconds,omitempty"`
-}
-
-// UnmarshalJSON decodes a budget strictly, naming its fields in errors
-// with their full path (budget.states), which encoding/json does not do
-// for unknown fields of nested objects.
-func (b *SearchBudget) UnmarshalJSON(data []byte) error {
-	type plain SearchBudget
-	var p plain
-	if err := scenario.DecodeStrict(data, &p); err != nil {
-		var fe *scenario.FieldError
-		if errors.As(err, &fe) {
-			field := "budget"
-			if fe.Field != "body" {
-				field += "." + fe.Field
-			}
-			return &scenario.FieldError{Field: field, Msg: fe.Msg}
-		}
-		return err
-	}
-	*b = SearchBudget(p)
-	return nil
-}
 
 // Search states.
 const (
@@ -97,13 +49,13 @@ type SearchResult struct {
 
 // SearchStatus is GET /api/v1/searches/{id}, and the stored record.
 type SearchStatus struct {
-	ID       string         `json:"id"`
-	State    string         `json:"state"`
-	Progress SearchProgress `json:"progress"`
-	Result   *SearchResult  `json:"result,omitempty"`
-	Error    string         `json:"error,omitempty"`
-	Request  SearchRequest  `json:"request"`
-	Created  time.Time      `json:"created"`
+	ID       string                `json:"id"`
+	State    string                `json:"state"`
+	Progress SearchProgress        `json:"progress"`
+	Result   *SearchResult         `json:"result,omitempty"`
+	Error    string                `json:"error,omitempty"`
+	Request  session.SearchRequest `json:"request"`
+	Created  time.Time             `json:"created"`
 	// Resumed counts the starts after a crash interrupted it.
 	Resumed int `json:"resumed,omitempty"`
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/racetrack-sim/racetrack/core/scenario"
+	"github.com/racetrack-sim/racetrack/core/session"
 )
 
 // Config is everything a Server needs. Zero values take the defaults
@@ -46,8 +47,11 @@ type Config struct {
 	HeapLimit int64
 
 	MaxBodyBytes int64 // default 1 MiB
-	MaxRunSteps  int   // default 1,000,000: the step budget a run may ask for
-	RunSlots     int   // concurrent run executions, default 2*GOMAXPROCS
+	// MaxRunSteps is the step budget a run may ask for: default 1,000,000,
+	// or the largest preset's default when that is more. A limit below a
+	// preset's default is a configuration error (New fails).
+	MaxRunSteps int
+	RunSlots    int // concurrent run executions, default 2*GOMAXPROCS
 	// TimelineBytes bounds the cached timelines, default half the
 	// MemoryBudget: the cache also gives its memory back whenever new
 	// work needs it, so a large run is kept rather than recomputed on
@@ -66,7 +70,6 @@ type Config struct {
 	StreamWriteTimeout time.Duration // default 5s: a client slower than this is cut off
 	StreamPing         time.Duration // default 15s
 	StreamQueue        int           // messages queued per stream, default 16
-	FrameInterval      time.Duration // default 1/60 s between frames while playing
 }
 
 func (c *Config) defaults() {
@@ -83,7 +86,7 @@ func (c *Config) defaults() {
 		c.MaxBodyBytes = 1 << 20
 	}
 	if c.MaxRunSteps <= 0 {
-		c.MaxRunSteps = 1_000_000
+		c.MaxRunSteps = max(1_000_000, largestPreset(c.Registry))
 	}
 	if c.RunSlots <= 0 {
 		c.RunSlots = 2 * runtime.GOMAXPROCS(0)
@@ -121,9 +124,6 @@ func (c *Config) defaults() {
 	if c.StreamQueue <= 0 {
 		c.StreamQueue = 16
 	}
-	if c.FrameInterval <= 0 {
-		c.FrameInterval = time.Second / 60
-	}
 }
 
 // Server serves the v1 API. Build it with New, serve Handler, and call
@@ -136,6 +136,9 @@ type Server struct {
 	metrics *metrics
 	handler http.Handler
 
+	// rules validates specs and searches with the server's limits
+	// (Normalize and Plan, which are safe for concurrent use).
+	rules       *session.Session
 	runSlots    chan struct{}
 	exportSlots chan struct{}
 	mem         *memBudget
@@ -161,6 +164,9 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.New("api: Config needs a Registry and a Store")
 	}
 	cfg.defaults()
+	if err := cfg.admitsEveryPreset(); err != nil {
+		return nil, err
+	}
 	s := &Server{
 		cfg:      cfg,
 		reg:      cfg.Registry,
@@ -173,6 +179,7 @@ func New(cfg Config) (*Server, error) {
 
 		exportSlots: make(chan struct{}, cfg.ExportSlots),
 	}
+	s.rules = session.New(session.Config{Registry: cfg.Registry, Limits: s.sessionLimits()})
 	s.streamCtx, s.stopStreams = context.WithCancel(context.Background())
 	s.mem = newMemBudget(cfg.MemoryBudget, s.metrics.reg)
 	s.metrics.exportsAborted = prometheus.NewCounter(prometheus.CounterOpts{
@@ -195,6 +202,32 @@ func New(cfg Config) (*Server, error) {
 	}()
 	s.handler = s.routes()
 	return s, nil
+}
+
+// largestPreset is the largest default step budget of any preset.
+func largestPreset(reg *scenario.Registry) int {
+	n := 0
+	for _, sc := range reg.List() {
+		for _, p := range sc.Presets {
+			n = max(n, p.MaxSteps)
+		}
+	}
+	return n
+}
+
+// admitsEveryPreset fails when a limit would refuse a shipped preset run
+// with its own defaults: every preset runs everywhere, so such a limit is
+// a configuration error, found at startup rather than by a user.
+func (c *Config) admitsEveryPreset() error {
+	for _, sc := range c.Registry.List() {
+		for _, p := range sc.Presets {
+			if p.MaxSteps > c.MaxRunSteps {
+				return fmt.Errorf("api: MaxRunSteps %d is below the default maxSteps %d of preset %s/%s; raise it to at least %d",
+					c.MaxRunSteps, p.MaxSteps, sc.ID, p.ID, largestPreset(c.Registry))
+			}
+		}
+	}
+	return nil
 }
 
 // Handler is the root handler: API, streams, metrics and static files.

@@ -30,15 +30,11 @@ func dial(t *testing.T, ctx context.Context, url string, opts *websocket.DialOpt
 }
 
 // message is any server message of a stream.
+// message is a message of a search stream.
 type message struct {
-	Type string `json:"type"`
-	Frame
-	Length int            `json:"length"`
-	Field  string         `json:"field"`
-	Detail string         `json:"detail"`
-	State  string         `json:"state"`
-	Result *SearchResult  `json:"result"`
-	Run    map[string]any `json:"run"`
+	Type   string        `json:"type"`
+	State  string        `json:"state"`
+	Result *SearchResult `json:"result"`
 }
 
 func readMsg(t *testing.T, ctx context.Context, c *websocket.Conn) message {
@@ -69,97 +65,10 @@ func readUntil(t *testing.T, ctx context.Context, c *websocket.Conn, each func(m
 	}
 }
 
-func TestRunStreamPlaysStepsAndSeeks(t *testing.T) {
-	ts := newTestServer(t)
-	run := ts.createRun(t, philoSpec)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	c := dial(t, ctx, wsURL(ts, "/api/v1/runs/"+run.ID+"/stream"), nil)
-	defer c.CloseNow()
-
-	hello := readMsg(t, ctx, c)
-	require.Equal(t, "hello", hello.Type)
-	assert.Equal(t, run.Steps, hello.Length)
-	assert.Equal(t, run.ID, hello.Run["id"])
-
-	first := readMsg(t, ctx, c)
-	require.Equal(t, "frame", first.Type)
-	assert.Equal(t, 0, first.Step)
-	assert.True(t, first.Full)
-	assert.NotEmpty(t, first.Changed, "the first frame carries every field")
-	view := map[[2]string]string{}
-	apply := func(m message) {
-		for _, f := range m.Changed {
-			view[[2]string{f.Group, f.Name}] = f.Value
-		}
-	}
-	apply(first)
-
-	send(t, ctx, c, `{"op":"speed","value":2000}`)
-	send(t, ctx, c, `{"op":"play"}`)
-	prev, edges, violations := 0, 0, 0
-	last := readUntil(t, ctx, c, func(m message) {
-		require.Equal(t, "frame", m.Type, "%+v", m)
-		assert.GreaterOrEqual(t, m.Step, prev, "play moves forwards")
-		prev = m.Step
-		edges += len(m.Edges)
-		violations += len(m.Violations)
-		apply(m)
-		for _, e := range m.Edges {
-			assert.Less(t, e.From, e.To, "an edge points forwards in the run")
-		}
-	}, func(m message) bool { return m.End })
-	assert.Equal(t, run.Steps-1, last.Step, "play runs to the last step")
-	assert.False(t, last.Playing, "play stops at the end")
-	assert.Positive(t, edges, "frames carry causal edges")
-	assert.Equal(t, len(run.Violations), violations)
-
-	// The view built from frames equals the state at the last step.
-	var sv struct {
-		Groups []struct {
-			ID     string
-			Fields []struct{ Name, Value string }
-		}
-	}
-	ts.get(t, "/api/v1/runs/"+run.ID+"/state?step="+strconv.Itoa(last.Step)).json(t, &sv)
-	for _, g := range sv.Groups {
-		for _, f := range g.Fields {
-			assert.Equal(t, f.Value, view[[2]string{g.ID, f.Name}], "%s.%s", g.ID, f.Name)
-		}
-	}
-
-	send(t, ctx, c, `{"op":"seek","step":5}`)
-	m := readUntil(t, ctx, c, apply, func(m message) bool { return m.Type == "frame" && m.Step == 5 })
-	assert.False(t, m.Playing)
-	assert.NotEmpty(t, m.Changed, "seeking back changes fields")
-	send(t, ctx, c, `{"op":"step","n":-1}`)
-	m = readUntil(t, ctx, c, apply, func(m message) bool { return m.Type == "frame" })
-	assert.Equal(t, 4, m.Step)
-	send(t, ctx, c, `{"op":"step"}`)
-	m = readUntil(t, ctx, c, apply, func(m message) bool { return m.Type == "frame" })
-	assert.Equal(t, 5, m.Step)
-
-	send(t, ctx, c, `{"op":"seek","step":99999}`)
-	m = readMsg(t, ctx, c)
-	assert.Equal(t, "error", m.Type)
-	assert.Equal(t, "step", m.Field)
-	send(t, ctx, c, `{"op":"jump"}`)
-	m = readMsg(t, ctx, c)
-	assert.Equal(t, "error", m.Type)
-	assert.Equal(t, "op", m.Field)
-	send(t, ctx, c, `{"op":`)
-	m = readMsg(t, ctx, c)
-	assert.Equal(t, "error", m.Type)
-	assert.Equal(t, "body", m.Field)
-
-	require.NoError(t, c.Close(websocket.StatusNormalClosure, ""))
-	waitStreams(t, ts, 0)
-}
-
-// waitStreams waits until the server counts n open streams.
-func waitStreams(t *testing.T, ts *testServer, n int) {
+// waitStreams waits until the server counts n open streams of a kind.
+func waitStreams(t *testing.T, ts *testServer, kind string, n int) {
 	t.Helper()
-	want := regexp.MustCompile(`racetrack_streams_open\{kind="run"\} ` + strconv.Itoa(n) + `\n`)
+	want := regexp.MustCompile(`racetrack_streams_open\{kind="` + kind + `"\} ` + strconv.Itoa(n) + `\n`)
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
 		if want.Match(ts.get(t, "/metrics").Body) {
@@ -179,48 +88,11 @@ func metric(t *testing.T, ts *testServer, name string) float64 {
 	return v
 }
 
-// TestRunStreamCutsOffSlowClient plays a long run at full speed to a
-// client that never reads: the server must not slow down or buffer
-// without bound, and cuts the client off.
-func TestRunStreamCutsOffSlowClient(t *testing.T) {
-	ts := newTestServer(t, func(c *Config) {
-		c.StreamWriteTimeout = 200 * time.Millisecond
-		c.FrameInterval = time.Millisecond
-	})
-	run := ts.createRun(t, `{"scenario":"dining-philosophers","seed":1,"params":{"philosophers":12,"meals":60}}`)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	c := dial(t, ctx, wsURL(ts, "/api/v1/runs/"+run.ID+"/stream?speed=100000"), nil)
-	defer c.CloseNow()
-	send(t, ctx, c, `{"op":"play"}`)
-
-	deadline := time.Now().Add(45 * time.Second)
-	for metric(t, ts, "racetrack_stream_slow_clients_closed_total") < 1 {
-		require.True(t, time.Now().Before(deadline), "the slow client was never cut off")
-		// Restart play when it reaches the end, without ever reading.
-		_ = c.Write(ctx, websocket.MessageText, []byte(`{"op":"play"}`))
-		time.Sleep(20 * time.Millisecond)
-	}
-	waitStreams(t, ts, 0)
-	c.SetReadLimit(-1)
-	var err error
-	for err == nil {
-		_, _, err = c.Read(ctx)
-	}
-	st := websocket.CloseStatus(err)
-	t.Logf("the cut-off client's last read: %v", err)
-	assert.NotEqual(t, websocket.StatusNormalClosure, st, "a cut-off client does not see a normal closure: %v", err)
-	if st != -1 {
-		assert.Equal(t, websocket.StatusPolicyViolation, st)
-	}
-}
-
 func TestStreamOriginCheck(t *testing.T) {
 	ts := newTestServer(t, func(c *Config) { c.AllowOrigins = []string{"friend.example:*"} })
-	run := ts.createRun(t, philoSpec)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	url := wsURL(ts, "/api/v1/runs/"+run.ID+"/stream")
+	url := wsURL(ts, "/api/v1/session")
 
 	_, res, err := websocket.Dial(ctx, url, &websocket.DialOptions{HTTPHeader: http.Header{"Origin": {"http://evil.example"}}})
 	require.Error(t, err)
@@ -228,25 +100,23 @@ func TestStreamOriginCheck(t *testing.T) {
 	assert.Equal(t, http.StatusForbidden, res.StatusCode)
 	assert.Equal(t, "application/problem+json", res.Header.Get("Content-Type"))
 
-	c := dial(t, ctx, url, &websocket.DialOptions{HTTPHeader: http.Header{"Origin": {"http://friend.example:5173"}}})
-	assert.Equal(t, "hello", readMsg(t, ctx, c).Type)
-	c.Close(websocket.StatusNormalClosure, "")
+	c := &sessionClient{t: t, ctx: ctx, c: dial(t, ctx, url, &websocket.DialOptions{HTTPHeader: http.Header{"Origin": {"http://friend.example:5173"}}})}
+	assert.Nil(t, c.call("scenarios", `{}`).Error)
+	c.c.Close(websocket.StatusNormalClosure, "")
 
-	same := strings.Replace(ts.URL, "127.0.0.1", "127.0.0.1", 1)
-	c = dial(t, ctx, url, &websocket.DialOptions{HTTPHeader: http.Header{"Origin": {same}}})
-	assert.Equal(t, "hello", readMsg(t, ctx, c).Type)
-	c.Close(websocket.StatusNormalClosure, "")
+	c = &sessionClient{t: t, ctx: ctx, c: dial(t, ctx, url, &websocket.DialOptions{HTTPHeader: http.Header{"Origin": {ts.URL}}})}
+	assert.Nil(t, c.call("scenarios", `{}`).Error)
+	c.c.Close(websocket.StatusNormalClosure, "")
 }
 
 func TestStreamLimit(t *testing.T) {
 	ts := newTestServer(t, func(c *Config) { c.MaxStreams = 1 })
-	run := ts.createRun(t, philoSpec)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	url := wsURL(ts, "/api/v1/runs/"+run.ID+"/stream")
+	url := wsURL(ts, "/api/v1/session")
 	c := dial(t, ctx, url, nil)
 	defer c.CloseNow()
-	readMsg(t, ctx, c)
+	waitStreams(t, ts, "session", 1)
 	_, res, err := websocket.Dial(ctx, url, nil)
 	require.Error(t, err)
 	require.NotNil(t, res)
@@ -256,13 +126,12 @@ func TestStreamLimit(t *testing.T) {
 
 func TestShutdownClosesStreamsGoingAway(t *testing.T) {
 	ts := newTestServer(t)
-	run := ts.createRun(t, philoSpec)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c := dial(t, ctx, wsURL(ts, "/api/v1/runs/"+run.ID+"/stream"), nil)
+	sc := &sessionClient{t: t, ctx: ctx, c: dial(t, ctx, wsURL(ts, "/api/v1/session"), nil)}
+	c := sc.c
 	defer c.CloseNow()
-	readMsg(t, ctx, c)
-	readMsg(t, ctx, c)
+	sc.call("scenarios", `{}`)
 	go func() { _ = ts.Shutdown(ctx) }()
 	var err error
 	for err == nil {
@@ -301,14 +170,13 @@ func TestSearchStreamReportsTheResult(t *testing.T) {
 
 func TestStreamHandshakeErrorsAreProblems(t *testing.T) {
 	ts := newTestServer(t)
-	run := ts.createRun(t, philoSpec)
 	for _, c := range []struct {
 		name, version, key, field string
 	}{
 		{"old version", "8", "dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Version"},
 		{"no key", "13", "", "Sec-WebSocket-Key"},
 	} {
-		req, err := http.NewRequest(http.MethodGet, ts.URL+"/api/v1/runs/"+run.ID+"/stream", nil)
+		req, err := http.NewRequest(http.MethodGet, ts.URL+"/api/v1/session", nil)
 		require.NoError(t, err)
 		req.Header.Set("Connection", "Upgrade")
 		req.Header.Set("Upgrade", "websocket")

@@ -3,45 +3,149 @@ package api
 import (
 	"errors"
 	"net/http"
+	"strconv"
 
-	"github.com/racetrack-sim/racetrack/core/export"
+	"github.com/racetrack-sim/racetrack/core/scenario"
+	"github.com/racetrack-sim/racetrack/core/session"
 	"github.com/racetrack-sim/racetrack/core/timeline"
 	"github.com/racetrack-sim/racetrack/core/viz"
 )
 
-// maxDiagramSteps bounds the window of one SVG diagram.
-const maxDiagramSteps = 5000
+// The REST views of a run: each is a function of core/session over the
+// run's timeline, with query parameters for arguments.
+
+// maxStepsPage bounds GET /runs/{id}/steps.
+const maxStepsPage = 1000
+
+func (s *Server) getSteps(w http.ResponseWriter, r *http.Request) {
+	rec, ok := s.runFromPath(w, r)
+	if !ok {
+		return
+	}
+	from, err := queryInt(r, "from", 0, 0, rec.tl.Len())
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	limit, err := queryInt(r, "limit", 100, 1, maxStepsPage)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	view(w, r, func() (any, error) { return session.Steps(rec.tl, from, limit) })
+}
+
+// stepParam reads a required step index of rec's timeline.
+func stepParam(r *http.Request, rec *recording, name string) (int, error) {
+	n := rec.tl.Len()
+	if n == 0 {
+		return 0, invalid(name, "run %s has no steps", rec.id)
+	}
+	return requireInt(r, name, 0, n-1)
+}
+
+// withStep serves a view of one step of a run.
+func withStep[T any](s *Server, of func(*timeline.Timeline, int) (T, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		rec, ok := s.runFromPath(w, r)
+		if !ok {
+			return
+		}
+		step, err := stepParam(r, rec, "step")
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		view(w, r, func() (any, error) { return of(rec.tl, step) })
+	}
+}
+
+// view writes the value of a view, or its error as a problem.
+func view(w http.ResponseWriter, r *http.Request, f func() (any, error)) {
+	v, err := f()
+	if err != nil {
+		writeError(w, r, restError(err, ""))
+		return
+	}
+	writeJSON(w, http.StatusOK, v)
+}
+
+func (s *Server) getFind(w http.ResponseWriter, r *http.Request) {
+	rec, ok := s.runFromPath(w, r)
+	if !ok {
+		return
+	}
+	step, err := queryInt(r, "step", -1, -1, rec.tl.Len())
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	back := false
+	if v := r.URL.Query().Get("back"); v != "" {
+		if back, err = strconv.ParseBool(v); err != nil {
+			writeError(w, r, badRequest("back", "query parameter back must be true or false, got %q", truncate(v, 20)))
+			return
+		}
+	}
+	view(w, r, func() (any, error) {
+		return session.Find(rec.tl, session.FindArgs{Step: step, Kind: r.URL.Query().Get("kind"), Back: back})
+	})
+}
+
+func (s *Server) getLayout(w http.ResponseWriter, r *http.Request) {
+	rec, ok := s.runFromPath(w, r)
+	if !ok {
+		return
+	}
+	from, to, err := window(r, rec)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	view(w, r, func() (any, error) { return session.Layout(rec.tl, from, to) })
+}
+
+func (s *Server) getCharts(w http.ResponseWriter, r *http.Request) {
+	rec, ok := s.runFromPath(w, r)
+	if !ok {
+		return
+	}
+	width, err := queryInt(r, "width", 0, 0, 100_000)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	view(w, r, func() (any, error) { return session.Charts(rec.tl, float64(width)) })
+}
+
+// window reads from and to of a diagram window (to 0: as far as one
+// window reaches).
+func window(r *http.Request, rec *recording) (int, int, error) {
+	n := rec.tl.Len()
+	if n == 0 {
+		return 0, 0, invalid("id", "run %s has no steps to draw", rec.id)
+	}
+	from, err := queryInt(r, "from", 0, 0, n-1)
+	if err != nil {
+		return 0, 0, err
+	}
+	to, err := queryInt(r, "to", 0, from+1, n)
+	return from, to, err
+}
 
 func (s *Server) getDiagram(w http.ResponseWriter, r *http.Request) {
 	rec, ok := s.runFromPath(w, r)
 	if !ok {
 		return
 	}
-	n := rec.tl.Len()
-	if n == 0 {
-		writeError(w, r, invalid("id", "run %s has no steps to draw", rec.id))
-		return
-	}
-	from, err := queryInt(r, "from", 0, 0, n-1)
+	from, to, err := window(r, rec)
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	to, err := queryInt(r, "to", min(n, from+maxDiagramSteps), from+1, n)
+	d, err := session.Layout(rec.tl, from, to)
 	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	if to-from > maxDiagramSteps {
-		writeError(w, r, invalid("to", "the window [from, to) spans %d steps, more than the %d one diagram may show", to-from, maxDiagramSteps))
-		return
-	}
-	d, err := viz.Layout(rec.tl, viz.Options{From: from, To: to})
-	if err != nil {
-		if errors.Is(err, timeline.ErrStepRange) {
-			err = invalid("to", "%v", err)
-		}
-		writeError(w, r, err)
+		writeError(w, r, restError(err, ""))
 		return
 	}
 	w.Header().Set("Content-Type", "image/svg+xml")
@@ -49,29 +153,67 @@ func (s *Server) getDiagram(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(viz.SVG(d))
 }
 
-// exportFormats maps a format to its writer, media type and file suffix.
-var exportFormats = map[string]exportFormat{
-	"json":   {export.WriteJSON, "application/json", ".json"},
-	"shiviz": {export.WriteShiViz, "text/plain; charset=utf-8", ".shiviz.log"},
-	"chrome": {export.WriteChrome, "application/json", ".trace.json"},
-}
+// exportWriter is core/session's ExportWriter (a variable, so that a
+// test can hand the streaming path a writer that breaks).
+var exportWriter = session.ExportWriter
 
 func (s *Server) getExport(w http.ResponseWriter, r *http.Request) {
 	rec, ok := s.runFromPath(w, r)
 	if !ok {
 		return
 	}
-	format := r.URL.Query().Get("format")
-	f, known := exportFormats[format]
-	if !known {
-		if format == "" {
-			writeError(w, r, badRequest("format", "query parameter format is required: json, shiviz or chrome"))
-		} else {
-			writeError(w, r, invalid("format", "unknown format %q: json, shiviz or chrome", truncate(format, 20)))
-		}
+	f, write, err := exportWriter(r.URL.Query().Get("format"), nil)
+	if err != nil {
+		writeError(w, r, restError(err, ""))
 		return
 	}
-	s.streamExport(w, r, rec, f)
+	if f.ID == "svg" {
+		w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
+	}
+	s.streamExport(w, r, rec, exportFormat{write: write, media: f.Media, suffix: f.Suffix})
+}
+
+// forkRequest is the body of POST /runs/{id}/forks.
+type forkRequest struct {
+	Step   int `json:"step"`
+	Choice int `json:"choice"`
+	Option int `json:"option"`
+}
+
+// forked is a fork created over REST: the new run and its edge.
+type forked struct {
+	Run  scenario.Summary `json:"run"`
+	Fork timeline.Branch  `json:"fork"`
+}
+
+func (s *Server) createFork(w http.ResponseWriter, r *http.Request) {
+	rec, ok := s.runFromPath(w, r)
+	if !ok {
+		return
+	}
+	body, err := readBody(r)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	var req forkRequest
+	if err := decodeStrict(body, &req); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	b, err := rec.tl.Branch(req.Step, req.Choice, req.Option)
+	if err != nil {
+		writeError(w, r, restError(err, ""))
+		return
+	}
+	child, err := s.newRun(b.Spec)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	b.Spec = child.spec
+	w.Header().Set("Location", "/api/v1/runs/"+child.id)
+	writeJSON(w, http.StatusCreated, forked{Run: child.summary, Fork: b})
 }
 
 func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
@@ -99,9 +241,5 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 		}
 		recs[i] = rec
 	}
-	if a, b := recs[0].spec.Scenario, recs[1].spec.Scenario; a != b {
-		writeError(w, r, invalid("b", "b is a run of %s and a of %s; compare two runs of one scenario", b, a))
-		return
-	}
-	writeJSON(w, http.StatusOK, timeline.Compare(recs[0].tl, recs[1].tl))
+	view(w, r, func() (any, error) { return session.CompareRuns(recs[0].tl, recs[1].tl) })
 }

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,9 +16,12 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/racetrack-sim/racetrack/core/session"
 )
 
-// streamReadLimit bounds one client message (commands are tiny).
+// streamReadLimit bounds one client message of a stream that reads
+// none but the close handshake (the session socket sets its own).
 const streamReadLimit = 4 << 10
 
 // acceptStream checks the upgrade and the origin (answering a problem on
@@ -107,28 +111,55 @@ func checkOrigin(r *http.Request, patterns []string) error {
 		"origin %q is not allowed to open streams; start the server with -allow-origin %s", truncate(origin, 80), u.Host)
 }
 
-// outbox is a stream's bounded send queue. Pushing never blocks: frames
-// merge into a frame still waiting to be written, and other messages take
-// a slot; when every slot is taken the client is too slow and the push
-// fails.
+// outbox is a stream's bounded send queue. Pushing never blocks: a
+// playback frame merges into a frame of the same playback still waiting
+// to be written, and other messages take a slot; when every slot is taken
+// the client is too slow and the push fails.
 type outbox struct {
 	mu    sync.Mutex
-	items []any // *Frame or any other JSON value
+	items []any // session.Message or any other JSON value
 	limit int
 	wake  chan struct{}
+	taken chan struct{} // signalled when the writer takes the queue
 }
 
 func newOutbox(limit int) *outbox {
-	return &outbox{limit: limit, wake: make(chan struct{}, 1)}
+	return &outbox{limit: limit, wake: make(chan struct{}, 1), taken: make(chan struct{}, 1)}
+}
+
+// waitRoom waits until at most n messages are queued; false if ctx ends
+// or the queue does not drain within timeout.
+func (o *outbox) waitRoom(ctx context.Context, n int, timeout time.Duration) bool {
+	var deadline <-chan time.Time
+	for {
+		o.mu.Lock()
+		queued := len(o.items)
+		o.mu.Unlock()
+		if queued <= n {
+			return true
+		}
+		if deadline == nil {
+			t := time.NewTimer(timeout)
+			defer t.Stop()
+			deadline = t.C
+		}
+		select {
+		case <-o.taken:
+		case <-ctx.Done():
+			return false
+		case <-deadline:
+			return false
+		}
+	}
 }
 
 // push queues a message; false means the queue is full.
 func (o *outbox) push(msg any) bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if f, ok := msg.(*Frame); ok && len(o.items) > 0 {
-		if last, ok := o.items[len(o.items)-1].(*Frame); ok {
-			last.merge(f)
+	if m, ok := msg.(session.Message); ok && m.Frame != nil && len(o.items) > 0 {
+		if last, ok := o.items[len(o.items)-1].(session.Message); ok && last.Frame != nil && bytes.Equal(last.ID, m.ID) {
+			last.Frame.Merge(m.Frame)
 			return true
 		}
 	}
@@ -148,6 +179,10 @@ func (o *outbox) take() []any {
 	defer o.mu.Unlock()
 	out := o.items
 	o.items = nil
+	select {
+	case o.taken <- struct{}{}:
+	default:
+	}
 	return out
 }
 
@@ -171,9 +206,6 @@ func (s *Server) writeLoop(ctx context.Context, c *websocket.Conn, o *outbox) er
 		for _, msg := range o.take() {
 			if _, ok := msg.(endOfStream); ok {
 				return nil
-			}
-			if f, ok := msg.(*Frame); ok {
-				f.SentAt = time.Now().UnixNano()
 			}
 			b, err := json.Marshal(msg)
 			if err != nil {

@@ -1,6 +1,8 @@
-// The wasm engine's Web Worker: it loads the Go core (app.wasm) and answers
-// {id, method, args} messages with {id, result} or {id, error}. Search
-// progress arrives as {id, progress}. Keeping the core here means a long
+// The wasm engine's Web Worker: it loads the Go core (app.wasm) and hands
+// every session request ({id, method, args}, as JSON text) to it; each
+// message the core sends back for it ({id, result | error | progress |
+// frame}, as JSON text) goes to the page as it is: the same text the
+// server's session WebSocket sends. Keeping the core here means a long
 // search never blocks the page.
 importScripts("wasm_exec.js");
 
@@ -28,22 +30,17 @@ const ready = (async () => {
 })();
 
 self.onmessage = async (e) => {
-  const { id, method, args } = e.data;
   try {
     const rt = await ready;
-    if (method === "cancel") {
-      rt.cancel(String(args.search));
-      self.postMessage({ id, result: "null" });
-      return;
-    }
-    const onProgress = (p) => self.postMessage({ id, progress: p });
-    const result = await rt.call(method, JSON.stringify(args ?? {}), onProgress, String(id));
-    if (result instanceof Uint8Array) {
-      self.postMessage({ id, bytes: result }, [result.buffer]);
-    } else {
-      self.postMessage({ id, result });
-    }
+    rt.handle(e.data, (text) => self.postMessage(text));
   } catch (err) {
-    self.postMessage({ id, error: String(err && err.message ? err.message : err) });
+    let id = null;
+    try {
+      id = JSON.parse(e.data).id;
+    } catch (_) {
+      /* answered on id null */
+    }
+    const message = String(err && err.message ? err.message : err);
+    self.postMessage(JSON.stringify({ id, error: { code: "internal", message } }));
   }
 };

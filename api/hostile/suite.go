@@ -198,7 +198,7 @@ func (s *suite) protocol() {
 		{"WebSocket through a rebound DNS name", &websocket.DialOptions{Host: "evil.example:" + portOf(s.host)}, 421},
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		conn, res, err := websocket.Dial(ctx, "ws://"+s.host+"/api/v1/runs/"+sum.ID+"/stream", c.opts)
+		conn, res, err := websocket.Dial(ctx, "ws://"+s.host+"/api/v1/session", c.opts)
 		got := fmt.Sprint(err)
 		ok := false
 		if res != nil {
@@ -378,11 +378,14 @@ func (s *suite) exportsAndStreams(id string) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	var run struct{ Spec json.RawMessage }
+	_ = json.Unmarshal(s.do("GET", "/api/v1/runs/"+id, "", nil).body, &run)
+	play := fmt.Sprintf(`{"id":1,"method":"open","args":{"spec":%s}}`, run.Spec)
 	var conns []*websocket.Conn
 	counts := map[string]int{}
 	ok = true
 	for range s.sc.streams {
-		c, res, err := websocket.Dial(ctx, "ws://"+s.host+"/api/v1/runs/"+id+"/stream?speed=1000", nil)
+		c, res, err := websocket.Dial(ctx, "ws://"+s.host+"/api/v1/session", nil)
 		switch {
 		case err == nil:
 			counts["101"]++
@@ -395,7 +398,11 @@ func (s *suite) exportsAndStreams(id string) {
 		}
 	}
 	for _, c := range conns {
-		_, _, err := c.Read(ctx)
+		c.SetReadLimit(-1)
+		err := c.Write(ctx, websocket.MessageText, []byte(play))
+		if err == nil {
+			_, _, err = c.Read(ctx)
+		}
 		if err != nil {
 			ok = false
 			counts["read error"]++
@@ -404,7 +411,7 @@ func (s *suite) exportsAndStreams(id string) {
 	for _, c := range conns {
 		c.Close(websocket.StatusNormalClosure, "")
 	}
-	s.record(fmt.Sprintf("%d streams of a large run", s.sc.streams), "101 (and a hello), or 429/503", fmt.Sprint(counts), ok)
+	s.record(fmt.Sprintf("%d session sockets opening a large run", s.sc.streams), "101 (and an answer), or 429/503", fmt.Sprint(counts), ok)
 }
 
 func compact(xs []string) []string {

@@ -29,6 +29,15 @@ type Error struct {
 	Code    string `json:"code"`
 	Field   string `json:"field,omitempty"`
 	Message string `json:"message"`
+	// Errors lists every rejected argument when there are several (the
+	// first is Field and Message).
+	Errors []FieldIssue `json:"errors,omitempty"`
+}
+
+// FieldIssue is one rejected argument.
+type FieldIssue struct {
+	Field   string `json:"field"`
+	Message string `json:"message"`
 }
 
 func (e *Error) Error() string {
@@ -71,13 +80,19 @@ func AsError(err error, prefix string) *Error {
 	if errors.As(err, &e) {
 		return e
 	}
-	var fe *scenario.FieldError
-	if errors.As(err, &fe) {
+	if fes := scenario.AllFieldErrors(err); len(fes) > 0 {
+		fe := fes[0]
 		code := CodeInvalid
-		if fe.Field == "body" {
+		if fe.Field == "body" && len(fes) == 1 {
 			code = CodeBadRequest
 		}
-		return &Error{Code: code, Field: join(prefix, fe.Field), Message: fe.Msg}
+		e := &Error{Code: code, Field: join(prefix, fe.Field), Message: fe.Msg}
+		if len(fes) > 1 {
+			for _, f := range fes {
+				e.Errors = append(e.Errors, FieldIssue{Field: join(prefix, f.Field), Message: f.Msg})
+			}
+		}
+		return e
 	}
 	switch {
 	case errors.Is(err, timeline.ErrStepRange):

@@ -1,6 +1,8 @@
 package session
 
 import (
+	"bytes"
+	"io"
 	"strings"
 
 	"github.com/racetrack-sim/racetrack/core/export"
@@ -50,9 +52,9 @@ type Exported struct {
 	Text   string `json:"text"`
 }
 
-// Export writes a run in a format; parent is its fork edge, if any (the
-// JSON format carries it).
-func Export(tl *timeline.Timeline, parent *timeline.Branch, format string) (Exported, error) {
+// ExportWriter returns a format and the writer that streams a run in it;
+// parent is the run's fork edge, if any (the JSON format carries it).
+func ExportWriter(format string, parent *timeline.Branch) (Format, export.Writer, error) {
 	var f *Format
 	for i := range formats {
 		if formats[i].ID == format {
@@ -61,30 +63,45 @@ func Export(tl *timeline.Timeline, parent *timeline.Branch, format string) (Expo
 	}
 	if f == nil {
 		if format == "" {
-			return Exported{}, errorf(CodeBadRequest, "format", "format is required: one of %s", FormatIDs())
+			return Format{}, nil, errorf(CodeBadRequest, "format", "format is required: one of %s", FormatIDs())
 		}
-		return Exported{}, errorf(CodeInvalid, "format", "unknown format %q: one of %s", clip(format, 20), FormatIDs())
+		return Format{}, nil, errorf(CodeInvalid, "format", "unknown format %q: one of %s", clip(format, 20), FormatIDs())
 	}
-	var b []byte
-	var err error
 	switch f.ID {
 	case "json":
-		b, err = export.JSONForked(tl, parent)
+		return *f, func(w io.Writer, tl *timeline.Timeline) error { return export.WriteJSONForked(w, tl, parent) }, nil
 	case "shiviz":
-		b, err = export.ShiViz(tl)
+		return *f, export.WriteShiViz, nil
 	case "chrome":
-		b, err = export.Chrome(tl)
-	case "svg":
-		if tl.Len() == 0 {
-			return Exported{}, errorf(CodeInvalid, "run", "the run has no steps to draw")
-		}
-		var d *viz.Display
-		if d, err = viz.Layout(tl, viz.Options{To: min(tl.Len(), MaxLayoutSteps), Width: diagramWidth(min(tl.Len(), MaxLayoutSteps))}); err == nil {
-			b = viz.SVG(d)
-		}
+		return *f, export.WriteChrome, nil
 	}
+	return *f, writeSVG, nil
+}
+
+// writeSVG writes the diagram of the run's first MaxLayoutSteps steps.
+func writeSVG(w io.Writer, tl *timeline.Timeline) error {
+	if tl.Len() == 0 {
+		return errorf(CodeInvalid, "run", "the run has no steps to draw")
+	}
+	n := min(tl.Len(), MaxLayoutSteps)
+	d, err := viz.Layout(tl, viz.Options{To: n, Width: diagramWidth(n)})
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(viz.SVG(d))
+	return err
+}
+
+// Export writes a run in a format into memory (the session's answer);
+// parent is its fork edge, if any.
+func Export(tl *timeline.Timeline, parent *timeline.Branch, format string) (Exported, error) {
+	f, write, err := ExportWriter(format, parent)
 	if err != nil {
 		return Exported{}, err
 	}
-	return Exported{Format: f.ID, Name: "racetrack-" + tl.ID() + f.Suffix, Media: f.Media, Text: string(b)}, nil
+	var b bytes.Buffer
+	if err := write(&b, tl); err != nil {
+		return Exported{}, err
+	}
+	return Exported{Format: f.ID, Name: "racetrack-" + tl.ID() + f.Suffix, Media: f.Media, Text: b.String()}, nil
 }

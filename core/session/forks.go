@@ -27,7 +27,7 @@ func (s *Session) Fork(a ForkArgs) (scenario.Summary, error) {
 	}
 	ns, err := s.Normalize(b.Spec)
 	if err != nil {
-		return scenario.Summary{}, err
+		return scenario.Summary{}, AsError(err, "spec")
 	}
 	child, err := s.runs.Get(ns)
 	if err != nil {
@@ -41,6 +41,8 @@ func (s *Session) Fork(a ForkArgs) (scenario.Summary, error) {
 // ForkNode is a run in the fork tree.
 type ForkNode struct {
 	Run string `json:"run"`
+	// Spec opens the run again.
+	Spec scenario.RunSpec `json:"spec"`
 	// Fork is the edge from the parent (absent at the root).
 	Fork       *ForkEdge  `json:"fork,omitempty"`
 	Violations int        `json:"violations"`
@@ -81,7 +83,7 @@ const maxForkDepth = maxKnown
 
 func (s *Session) node(id string, depth int) (ForkNode, error) {
 	info := s.known[id]
-	n := ForkNode{Run: id, Children: []ForkNode{}}
+	n := ForkNode{Run: id, Spec: info.spec, Children: []ForkNode{}}
 	if p := info.parent; p != nil {
 		n.Fork = &ForkEdge{Parent: p.Parent, Step: p.Step, Choice: p.Choice, Option: p.Option, Text: p.Text}
 	}

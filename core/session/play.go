@@ -76,6 +76,7 @@ type Player struct {
 	fields     *fieldState
 	started    bool
 	stopped    bool
+	carry      float64 // fractional steps owed by the pacing
 	violations []scenario.Violation
 }
 

@@ -72,7 +72,7 @@ func (c *Cache) Get(ns scenario.RunSpec) (*timeline.Timeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	size := Size(tl)
+	size := tl.Bytes()
 	if size > c.maxBytes {
 		return tl, nil
 	}
@@ -90,27 +90,3 @@ func (c *Cache) Len() int { return len(c.order) }
 
 // Bytes is their estimated size.
 func (c *Cache) Bytes() int64 { return c.bytes }
-
-// snapshotBytes is a rough cost of one world snapshot of a timeline.
-const snapshotBytes = 16 << 10
-
-// traceChunk is how many steps (and messages) the kernel's trace
-// allocates at a time: a run of 10 steps holds a whole chunk.
-const traceChunk = 4096
-
-// Size estimates the memory a timeline holds: its trace, counted in the
-// chunks the kernel allocates, and its snapshots.
-func Size(tl *timeline.Timeline) int64 {
-	const base = 64 << 10
-	t := tl.Trace()
-	chunks := func(n int) int64 { return int64((n + traceChunk - 1) / traceChunk * traceChunk) }
-	size := chunks(t.Len())*(32+4*int64(t.Width)) + chunks(t.NumMessages())*48 + int64(cap(t.Choices))*32
-	for _, s := range t.Series {
-		size += int64(cap(s)) * 24
-	}
-	for _, l := range t.Labels {
-		size += int64(len(l)) + 32
-	}
-	snaps := int64(t.Len()/tl.SnapshotEvery() + 1)
-	return base + size + snaps*snapshotBytes
-}

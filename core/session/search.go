@@ -25,6 +25,10 @@ type SearchRequest struct {
 	// Reductions switch the exhaustive searches' reductions one by one;
 	// absent, the strategy's defaults (check.DefaultReductions) apply.
 	Reductions *check.Reductions `json:"reductions,omitempty"`
+	// Workers is the number of goroutines a server's bfs job runs on
+	// (check.Config Workers); 0, the default, is one per CPU. The results
+	// do not depend on it; a session steps its searches on one.
+	Workers int `json:"workers,omitempty"`
 }
 
 // SearchBudget bounds one search; zero fields take the defaults
@@ -73,17 +77,41 @@ func DecodeSearchRequest(data []byte) (SearchRequest, error) {
 func (s *Session) Plan(req SearchRequest) (*Search, error) {
 	l := s.limits
 	b := req.Budget
-	switch {
-	case req.Strategy == "":
-		return nil, errorf(CodeInvalid, "strategy", "strategy is required: random, pct, bfs or dfs")
-	case b.States < 0 || (l.MaxSearchStates > 0 && b.States > l.MaxSearchStates):
-		return nil, errorf(CodeInvalid, "budget.states", "budget.states is %d, outside [0, %d]", b.States, l.MaxSearchStates)
-	case b.Runs < 0 || (l.MaxSearchRuns > 0 && b.Runs > l.MaxSearchRuns):
-		return nil, errorf(CodeInvalid, "budget.runs", "budget.runs is %d, outside [0, %d]", b.Runs, l.MaxSearchRuns)
-	case !(b.Seconds >= 0) || (l.MaxSearchSeconds > 0 && b.Seconds > l.MaxSearchSeconds):
-		return nil, errorf(CodeInvalid, "budget.seconds", "budget.seconds is %v, outside [0, %v]", b.Seconds, l.MaxSearchSeconds)
-	case req.Seed > scenario.MaxSeed:
-		return nil, errorf(CodeInvalid, "seed", "seed is %d, above the largest allowed seed %d", req.Seed, uint64(scenario.MaxSeed))
+	// Every rejected field is reported: the bounds first, then what the
+	// catalog and the checker reject (a field once).
+	var errs scenario.Collector
+	switch req.Strategy {
+	case check.Random, check.PCT, check.BFS, check.DFS:
+	case "":
+		errs.Add("strategy", "is required: random, pct, bfs or dfs")
+	default:
+		errs.Add("strategy", "unknown strategy %q: random, pct, bfs or dfs", clip(req.Strategy, 20))
+	}
+	if b.States < 0 || (l.MaxSearchStates > 0 && b.States > l.MaxSearchStates) {
+		errs.Add("budget.states", "is %d, outside [0, %d]", b.States, l.MaxSearchStates)
+	}
+	if b.Runs < 0 || (l.MaxSearchRuns > 0 && b.Runs > l.MaxSearchRuns) {
+		errs.Add("budget.runs", "is %d, outside [0, %d]", b.Runs, l.MaxSearchRuns)
+	}
+	if !(b.Seconds >= 0) || (l.MaxSearchSeconds > 0 && b.Seconds > l.MaxSearchSeconds) {
+		errs.Add("budget.seconds", "is %v, outside [0, %v]", b.Seconds, l.MaxSearchSeconds)
+	}
+	if req.Seed > scenario.MaxSeed {
+		errs.Add("seed", "is %d, above the largest allowed seed %d", req.Seed, uint64(scenario.MaxSeed))
+	}
+	if errs.Len() > 0 {
+		_, err := check.New(s.reg, check.Config{Scenario: req.Scenario, Preset: req.Preset, Variant: req.Variant, Params: req.Params,
+			Property: req.Property, Strategy: check.Random})
+		seen := map[string]bool{}
+		for _, fe := range scenario.AllFieldErrors(errs.Err()) {
+			seen[fe.Field] = true
+		}
+		for _, fe := range scenario.AllFieldErrors(err) {
+			if !seen[fe.Field] {
+				errs.Add(fe.Field, "%s", fe.Msg)
+			}
+		}
+		return nil, errs.Err()
 	}
 	seconds := b.Seconds
 	if seconds == 0 {
@@ -99,7 +127,7 @@ func (s *Session) Plan(req SearchRequest) (*Search, error) {
 	x, err := check.New(s.reg, check.Config{
 		Scenario: req.Scenario, Preset: req.Preset, Variant: req.Variant, Params: req.Params,
 		Property: req.Property, Strategy: req.Strategy, Seed: req.Seed, PCTDepth: req.PCTDepth,
-		Budget: check.Budget{States: b.States, Runs: b.Runs, Depth: b.Depth}, Reductions: red,
+		Budget: check.Budget{States: b.States, Runs: b.Runs, Depth: b.Depth}, Reductions: red, Workers: req.Workers,
 	})
 	if err != nil {
 		return nil, AsError(err, "")

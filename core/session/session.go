@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/racetrack-sim/racetrack/core/scenario"
@@ -234,7 +235,7 @@ func (s *Session) Open(a OpenArgs) (scenario.Summary, error) {
 	}
 	ns, err := s.Normalize(*a.Spec)
 	if err != nil {
-		return scenario.Summary{}, err
+		return scenario.Summary{}, AsError(err, "spec")
 	}
 	tl, err := s.runs.Get(ns)
 	if err != nil {
@@ -245,18 +246,20 @@ func (s *Session) Open(a OpenArgs) (scenario.Summary, error) {
 }
 
 // Normalize validates a spec against the catalog and the session's
-// limits. Errors name the field of the spec.
+// limits. Its errors are the catalog's field errors, named as in a spec
+// (every rejected field). It reads only the session's configuration, so
+// it may be called concurrently (as Plan may).
 func (s *Session) Normalize(spec scenario.RunSpec) (scenario.RunSpec, error) {
 	ns, _, err := s.reg.Normalize(spec)
 	if err != nil {
-		return ns, AsError(err, "spec")
+		return ns, err
 	}
 	if max := s.limits.MaxRunSteps; max > 0 && ns.MaxSteps > max {
 		what := "is"
 		if spec.MaxSteps == 0 {
 			what = "defaults (from preset " + ns.Preset + ") to"
 		}
-		return ns, errorf(CodeInvalid, "spec.maxSteps", "maxSteps %s %d, above this server's limit of %d steps per run", what, ns.MaxSteps, max)
+		return ns, &scenario.FieldError{Field: "maxSteps", Msg: fmt.Sprintf("maxSteps %s %d, above this server's limit of %d steps per run", what, ns.MaxSteps, max)}
 	}
 	return ns, nil
 }
@@ -345,6 +348,11 @@ func (s *Session) Compare(a CompareArgs) (timeline.Comparison, error) {
 	if err != nil {
 		return timeline.Comparison{}, rename(err, "b")
 	}
+	return CompareRuns(ta, tb)
+}
+
+// CompareRuns aligns two runs of one scenario.
+func CompareRuns(ta, tb *timeline.Timeline) (timeline.Comparison, error) {
 	if x, y := ta.Spec().Scenario, tb.Spec().Scenario; x != y {
 		return timeline.Comparison{}, errorf(CodeInvalid, "b", "b is a run of %s and a of %s; compare two runs of one scenario", y, x)
 	}

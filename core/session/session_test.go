@@ -282,12 +282,12 @@ func TestCacheBounds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	small := session.NewCache(reg, 10, 2*session.Size(tl)+1)
+	small := session.NewCache(reg, 10, 2*tl.Bytes()+1)
 	s2 := session.New(session.Config{Registry: reg, Runs: small})
 	for seed := uint64(1); seed <= 4; seed++ {
 		call[scenario.Summary](t, s2, "open", map[string]any{"spec": philoSpec(seed)})
-		if small.Bytes() > 2*session.Size(tl)+1 {
-			t.Fatalf("cache holds %d bytes, bound %d", small.Bytes(), 2*session.Size(tl)+1)
+		if small.Bytes() > 2*tl.Bytes()+1 {
+			t.Fatalf("cache holds %d bytes, bound %d", small.Bytes(), 2*tl.Bytes()+1)
 		}
 	}
 	tiny := session.NewCache(reg, 10, 1)

@@ -151,7 +151,9 @@ func Alternatives(tl *timeline.Timeline, step int) ([]Alternative, error) {
 	return out, nil
 }
 
-// Slice is the causal past of a step, in step order.
+// Slice is the causal past of a step, in step order, with the ways into
+// every wait still open after it (timeline.StuckSlice), so a deadlock's
+// slice holds its whole cycle.
 type Slice struct {
 	Step  int   `json:"step"`
 	Steps []int `json:"steps"`
@@ -159,7 +161,7 @@ type Slice struct {
 
 // CausalSlice returns the happens-before past of a step.
 func CausalSlice(tl *timeline.Timeline, step int) (Slice, error) {
-	s := tl.CausalSlice(step)
+	s := tl.StuckSlice(step)
 	if s == nil {
 		return Slice{}, errorf(CodeInvalid, "step", "step %d is outside [0, %d)", step, tl.Len())
 	}
@@ -191,8 +193,10 @@ const (
 	minChartWidth = 320
 	maxChartWidth = 4000
 
-	// MaxLayoutSteps bounds one window of the diagram.
-	MaxLayoutSteps = 10_000
+	// MaxLayoutSteps bounds one window of the diagram (the page's "fit"
+	// lays out a whole run up to this length; denser windows carry
+	// aggregate marks).
+	MaxLayoutSteps = 40_000
 )
 
 func diagramWidth(steps int) float64 {

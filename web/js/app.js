@@ -20,8 +20,7 @@ const S = {
   steps: [], // StepViews, filled in pages
   state: null,
   slice: null, // {step, set}
-  forks: null, // {root node}; node: {spec, summary, label, children}
-  forkCur: null,
+  forks: null, // the session's fork tree holding the run: {run, spec, fork, violations, children}
   playing: 0,
   search: null,
   compare: null,
@@ -253,7 +252,9 @@ function clearErrors() {
 }
 
 function showError(err) {
-  const field = err.field || "";
+  // open names a spec's field inside its argument (spec.params.meals); a
+  // search request's fields are the form's own (params.meals).
+  const field = (err.field || "").replace(/^spec\./, "");
   let target = null;
   if (field.startsWith("params.")) target = $(`#params [data-param="${CSS.escape(field.slice(7).replace(/\[\d+\]$/, ""))}"]`);
   else if (field === "seed") target = $("#seed").closest(".field");
@@ -318,10 +319,6 @@ async function runSpec(spec, opts = {}) {
   try {
     const summary = await S.engine.run(spec);
     if (gen !== runGen) return summary;
-    if (!opts.keepForks) {
-      S.forks = { spec: summary.spec, summary, label: "original run", children: [] };
-      S.forkCur = S.forks;
-    }
     if (!opts.keepCompare) {
       S.compare = null;
       $("#comparepanel").hidden = true;
@@ -361,7 +358,7 @@ async function load(summary, opts = {}) {
   ]);
   const t1 = performance.now();
   if (S.run !== summary) return; // a newer run was loaded meanwhile
-  S.steps = steps.steps || steps;
+  S.steps = steps.steps;
   const legend = diagram.setList(layout);
   fitHeight();
   overview.set(layout && layout.overview, summary.violations.map((v) => v.step));
@@ -505,7 +502,7 @@ function applyLanes() {
 async function fetchRestOfSteps(id) {
   while (S.run && S.run.id === id && S.steps.length < S.total) {
     const page = await S.engine.steps(id, S.steps.length, 10000);
-    const list = page.steps || page;
+    const list = page.steps;
     if (!list.length || !S.run || S.run.id !== id) return;
     S.steps.push(...list);
   }
@@ -650,7 +647,7 @@ async function showSlice(step) {
   if (!S.run) return;
   try {
     const sl = await S.engine.slice(S.run.id, step);
-    S.slice = { step, set: new Set(sl.steps || sl) };
+    S.slice = { step, set: new Set(sl.steps) };
     diagram.setSlice(S.slice.set);
     await seek(step, { center: true });
   } catch (err) {
@@ -669,52 +666,43 @@ function stepBy(d) {
   seek(S.step + d);
 }
 
-function jump(kind) {
-  const from = S.step + 1;
-  if (kind === "violation") {
-    const next = S.run.violations.map((v) => v.step).filter((s) => s >= from).sort((a, b) => a - b)[0];
-    if (next === undefined) return toast("No later violation.");
-    return seek(next, { center: true });
+// jump moves to the next step of a kind (message, lock, violation,
+// choice), found by the session in the timeline's index.
+async function jump(kind) {
+  if (!S.run) return;
+  const id = S.run.id;
+  try {
+    const f = await S.engine.find(id, S.step, kind);
+    if (!S.run || S.run.id !== id) return;
+    if (!f.found) return toast(`No later ${{ message: "message", lock: "lock event", violation: "violation", choice: "choice point" }[kind]}.`);
+    return seek(f.step, { center: true });
+  } catch (err) {
+    toast(err.message);
   }
-  const tests = {
-    message: (s) => s.kind === "receive" || (s.sends && s.sends.length > 0),
-    lock: (s) => ["lock", "block", "unlock", "wait", "signal"].includes(s.kind),
-    choice: (s) => s.choices > 0,
-  };
-  const test = tests[kind];
-  for (let i = from; i < S.steps.length; i++) if (test(S.steps[i])) return seek(i, { center: true });
-  toast(`No later ${{ message: "message", lock: "lock event", choice: "choice point" }[kind]}.`);
 }
 
+// play streams frames from the engine (the session builds them; the
+// engine paces them) and moves the cursor with each.
 function play() {
   if (S.playing) return stop();
   if (!S.run) return;
-  if (S.step >= S.total - 1) seek(0);
+  const from = S.step >= S.total - 1 ? 0 : S.step;
   $("#play").innerHTML = PAUSE_ICON;
   $("#play").setAttribute("aria-label", "Pause");
-  let last = performance.now();
-  let acc = 0;
-  const tick = (now) => {
-    if (!S.playing) return;
-    acc += ((now - last) / 1000) * Number($("#speed").value);
-    last = now;
-    if (acc >= 1) {
-      const n = Math.floor(acc);
-      acc -= n;
-      if (S.step + n >= S.total - 1) {
-        seek(S.total - 1);
-        return stop();
-      }
-      seek(S.step + n);
-    }
-    S.playing = requestAnimationFrame(tick);
-  };
-  S.playing = requestAnimationFrame(tick);
+  const id = S.run.id;
+  const job = S.engine.play(id, from, Number($("#speed").value), (f) => {
+    if (S.playing === job && S.run && S.run.id === id) seek(f.step);
+  });
+  S.playing = job;
+  job.promise.catch((err) => toast(err.message)).finally(() => {
+    if (S.playing === job) stop();
+  });
 }
 
 function stop() {
-  if (S.playing) cancelAnimationFrame(S.playing);
+  const job = S.playing;
   S.playing = 0;
+  if (job) job.stop();
   $("#play").innerHTML = PLAY_ICON;
   $("#play").setAttribute("aria-label", "Play");
 }
@@ -772,7 +760,7 @@ async function loadAlternatives(step) {
   try {
     const res = await S.engine.alternatives(S.run.id, step);
     if (S.step !== step) return;
-    renderAlternatives(step, res.choices || res);
+    renderAlternatives(step, res);
   } catch (err) {
     clear($("#whatif"), h("p.muted", null, err.message));
   }
@@ -780,15 +768,15 @@ async function loadAlternatives(step) {
 
 function renderAlternatives(step, choices) {
   const blocks = [];
-  for (const c of choices) {
-    const opts = (c.options || []).filter((o) => !o.picked && o.spec);
-    const taken = (c.options || []).find((o) => o.picked);
+  choices.forEach((c, ci) => {
+    const opts = c.options.filter((o) => !o.picked && o.spec);
+    const taken = c.options.find((o) => o.picked);
     const d = c.domain;
     const took = d ? `${fmtNum(d.picked)} ${d.unit}` : taken ? taken.text : `option ${c.picked}`;
     blocks.push(h("p.taken", null, `${c.label || "choice"}: took `, h("b", null, took)));
-    if (d && opts.length) blocks.push(domainForm(step, c, opts[0]));
-    else blocks.push(h("ul", null, opts.map((o) => h("li", null, h("button", { type: "button", onclick: () => fork(step, c, o) }, "Instead: ", o.text || o.label || `option ${o.index}`)))));
-  }
+    if (d && opts.length) blocks.push(domainForm(step, c, ci, opts[0]));
+    else blocks.push(h("ul", null, opts.map((o) => h("li", null, h("button", { type: "button", onclick: () => fork(step, ci, o) }, "Instead: ", o.text || `option ${o.index}`)))));
+  });
   clear($("#whatif"), blocks.length ? blocks : h("p.muted", null, "No other option at this step."));
 }
 
@@ -799,7 +787,7 @@ function fmtNum(v) {
 // domainForm offers a drawn quantity's whole domain: its minimum, its
 // maximum, or a typed value (rounded to the model's resolution). The
 // fork's spec is a listed option's with its last choice replaced.
-function domainForm(step, c, sample) {
+function domainForm(step, c, ci, sample) {
   const d = c.domain;
   const id = `dom${c.choice}`;
   const input = h("input", { id, type: "number", min: d.min, max: d.max, step: d.step, value: d.picked, inputmode: "decimal" });
@@ -818,7 +806,7 @@ function domainForm(step, c, sample) {
       return;
     }
     const spec = { ...sample.spec, schedule: [...sample.spec.schedule.slice(0, -1), k] };
-    fork(step, c, { index: k, spec, text: `${c.label} = ${fmtNum(d.min + k * d.step)} ${d.unit}` });
+    fork(step, ci, { index: k, spec, text: `${c.label} = ${fmtNum(d.min + k * d.step)} ${d.unit}` });
   };
   return h("form.domain", { onsubmit: (e) => { e.preventDefault(); go(Number(input.value)); } },
     h("label.field", { for: id }, `${c.label} (${d.unit}), ${fmtNum(d.min)}–${fmtNum(d.max)}`),
@@ -829,37 +817,42 @@ function domainForm(step, c, sample) {
     msg);
 }
 
+// fork runs the option not taken; the session records the run and keeps
+// it in its fork tree under the current run.
 async function fork(step, choice, option) {
-  const spec = option.spec;
-  if (!spec) return toast("This option has no runnable spec.");
-  const parent = S.forkCur;
+  stop();
   try {
-    const summary = await runSpec(spec, { keepForks: true });
-    const node = { spec: summary.spec, summary, label: `step ${step + 1}: ${option.text || option.label || option.index}`, children: [] };
-    parent.children.push(node);
-    S.forkCur = node;
-    renderForks();
-    await seek(step, { center: true });
-  } catch (_) {
-    /* shown by runSpec */
+    const summary = await S.engine.fork(S.run.id, step, choice, option.index);
+    await load(summary, { step });
+  } catch (err) {
+    showError(err);
   }
 }
 
-function renderForks() {
+async function renderForks() {
   const box = $("#forks");
-  if (!S.forks || !S.forks.children.length) {
+  const id = S.run && S.run.id;
+  let tree = null;
+  try {
+    tree = id ? await S.engine.forks(id) : null;
+  } catch (err) {
+    toast(err.message);
+  }
+  if (!S.run || S.run.id !== id) return;
+  S.forks = tree;
+  if (!tree || !tree.children.length) {
     clear(box);
     return;
   }
   const node = (n) => h("li", null,
-    h("button", { type: "button", "aria-current": String(n === S.forkCur), onclick: () => switchFork(n) }, n.label,
-      n.summary.violations.length ? h("span.v", null, ` · ${n.summary.violations.length} violation${n.summary.violations.length > 1 ? "s" : ""}`) : " · ok"),
+    h("button", { type: "button", "aria-current": String(n.run === id), onclick: () => switchFork(n) },
+      n.fork ? `step ${n.fork.step + 1}: ${n.fork.text}` : "original run",
+      n.violations ? h("span.v", null, ` · ${n.violations} violation${n.violations > 1 ? "s" : ""}`) : " · ok"),
     n.children.length ? h("ul", null, n.children.map(node)) : null);
-  clear(box, h("h2", { style: "margin-top:8px" }, "Tree of forks"), h("ul", null, node(S.forks)));
+  clear(box, h("h2", { style: "margin-top:8px" }, "Tree of forks"), h("ul", null, node(tree)));
 }
 
 async function switchFork(n) {
-  S.forkCur = n;
   try {
     const summary = await S.engine.run(n.spec);
     await load(summary, { step: S.step });
@@ -899,10 +892,7 @@ async function compare() {
 }
 
 function divergenceStep(cmp) {
-  const d = cmp.firstDivergence ?? cmp.divergence ?? cmp.diverge;
-  if (typeof d === "number") return d;
-  if (d && typeof d === "object") return d.step ?? d.a ?? -1;
-  return -1;
+  return cmp.diverge;
 }
 
 function renderCompare() {
@@ -1131,6 +1121,12 @@ function wire() {
   $("#back").addEventListener("click", () => stepBy(-1));
   $("#fwd").addEventListener("click", () => stepBy(1));
   $("#play").addEventListener("click", play);
+  $("#speed").addEventListener("change", () => {
+    if (S.playing) {
+      stop();
+      play();
+    }
+  });
   $("#nextmsg").addEventListener("click", () => jump("message"));
   $("#nextlock").addEventListener("click", () => jump("lock"));
   $("#nextviol").addEventListener("click", () => jump("violation"));

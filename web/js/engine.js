@@ -1,267 +1,226 @@
-// One small interface over the two engines, so every view works with either:
+// One protocol over two pipes. The page speaks the debugging session's
+// messages (core/session) to either engine:
 //
-//   scenarios()                         the catalog
-//   run(spec)                           record a run -> summary {id, steps, violations, ...}
-//   steps(id, from, limit)              recorded steps
-//   state(id, step)                     state view, verdicts and alternatives at a step
-//   layout(id, from, to)                the diagram's display list for a window of steps
-//   charts(id, width)                   the charts of the run's series
-//   slice(id, step)                     the causal slice (happens-before past) of a step
-//   compare(a, b)                       first divergence and verdicts of two runs
-//   search(req, onProgress)             {promise, cancel}: find a counterexample
-//   exportRun(id, format)               {name, type, text} for a download
+//   request   {id, method, args}
+//   replies   {id, result} | {id, error: {code, field, message}} | {id, progress} | {id, frame}
 //
-// The wasm engine runs the Go core in a Web Worker; the server engine talks
-// to cmd/server's REST API and its search WebSocket.
+// The wasm engine posts them to a Web Worker that runs the Go core; the
+// server engine sends them over one WebSocket to /api/v1/session (no wasm
+// is downloaded then). Both expose the same methods, each resolving to
+// the one shape the session returns for it:
+//
+//   scenarios()                          the catalog
+//   run(spec)                            open a run -> summary {id, steps, violations, spec, ...}
+//   steps(id, from, limit)               {total, from, steps}
+//   find(id, step, kind, back)           {step, found}: next/previous message, lock, violation, choice
+//   state(id, step)                      state view with changed fields, properties, alternatives
+//   alternatives(id, step)               [decision with options; each option not taken has its fork spec]
+//   fork(id, step, choice, option)       summary of the forked run (kept in the session's fork tree)
+//   forks(id)                            the fork tree holding the run {run, spec, fork, violations, children}
+//   layout(id, from, to)                 the diagram's display list for a window of steps
+//   charts(id, width)                    the charts of the run's series
+//   slice(id, step)                      {step, steps}: the causal slice of a step
+//   compare(a, b)                        first divergence and verdicts of two runs
+//   exportRun(id, format)                {name, type, text} for a download
+//   search(req, onProgress)              {promise, cancel}: find a counterexample
+//   play(id, step, speed, onFrame)       {promise, stop}: frames until the last step or stop
+//
+// A run the session no longer knows (a reconnected socket, a worker that
+// restarted) is opened again from its spec, and a playback cut off by a
+// dropped socket resumes at the step it had reached.
 
-/** An error of the engine, with the spec field it names when there is one. */
+/** An error of the engine: the session's code and the argument it names. */
 export class EngineError extends Error {
-  constructor(message, field) {
+  constructor(message, field = "", code = "") {
     super(message);
-    this.field = field || fieldOf(message);
+    this.field = field;
+    this.code = code;
   }
 }
 
-// Field errors of the core read "params.meals: is 0, outside ...".
-function fieldOf(message) {
-  const m = /^([A-Za-z][\w.\[\]]*): /.exec(message || "");
-  return m ? m[1] : "";
-}
+const DISCONNECTED = "disconnected";
 
-const exportTypes = {
-  json: ["application/json", "json"],
-  shiviz: ["text/plain", "shiviz.log"],
-  chrome: ["application/json", "trace.json"],
-  svg: ["image/svg+xml", "svg"],
-};
-
-export class WasmEngine {
-  constructor(base = "") {
-    this.name = "wasm";
+class SessionEngine {
+  constructor(name) {
+    this.name = name;
     this.seq = 0;
-    this.pending = new Map();
-    this.specs = new Map(); // run id -> spec, to record a dropped run again
-    this.worker = new Worker(new URL("worker.js", new URL(base || ".", location.href)));
-    this.worker.onmessage = (e) => this.receive(e.data);
-    this.worker.onerror = (e) => {
-      for (const p of this.pending.values()) p.reject(new EngineError("the wasm worker failed: " + (e.message || "unknown error")));
-      this.pending.clear();
-    };
+    this.pending = new Map(); // id -> {resolve, reject, onProgress, onFrame}
+    this.specs = new Map(); // run id -> spec, to open a run again
   }
 
-  receive(msg) {
+  // receive handles one message (JSON text) from the pipe.
+  receive(text) {
+    let msg;
+    try {
+      msg = JSON.parse(text);
+    } catch (_) {
+      return;
+    }
     const p = this.pending.get(msg.id);
     if (!p) return;
     if (msg.progress !== undefined) {
-      if (p.onProgress) p.onProgress(JSON.parse(msg.progress));
-      return;
+      if (p.onProgress) p.onProgress(msg.progress);
+    } else if (msg.frame !== undefined) {
+      if (p.onFrame) p.onFrame(msg.frame);
+    } else {
+      this.pending.delete(msg.id);
+      if (msg.error) p.reject(new EngineError(msg.error.message, msg.error.field || "", msg.error.code || ""));
+      else p.resolve(msg.result);
     }
-    this.pending.delete(msg.id);
-    if (msg.error !== undefined) p.reject(new EngineError(msg.error));
-    else if (msg.bytes !== undefined) p.resolve(new TextDecoder().decode(msg.bytes));
-    else p.resolve(p.raw ? msg.result : JSON.parse(msg.result));
   }
 
-  call(method, args, opts = {}) {
+  // dropAll rejects every call in flight (the pipe broke).
+  dropAll(message) {
+    for (const p of this.pending.values()) p.reject(new EngineError(message, "", DISCONNECTED));
+    this.pending.clear();
+  }
+
+  // request sends one call; its promise settles with the call's result.
+  request(method, args, opts = {}) {
     const id = ++this.seq;
     const promise = new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, onProgress: opts.onProgress, raw: opts.raw });
+      this.pending.set(id, { resolve, reject, onProgress: opts.onProgress, onFrame: opts.onFrame });
     });
-    this.worker.postMessage({ id, method, args });
+    Promise.resolve(this.send(JSON.stringify({ id, method, args }))).catch((err) => {
+      const p = this.pending.get(id);
+      if (!p) return;
+      this.pending.delete(id);
+      p.reject(err instanceof EngineError ? err : new EngineError(String(err && err.message), "", DISCONNECTED));
+    });
     return { id, promise };
   }
 
-  // onRun calls a per-run method; the worker keeps a bounded number of
-  // runs, so a run it dropped is recorded again from its spec, once.
-  async onRun(method, args, opts) {
-    try {
-      return await this.call(method, args, opts).promise;
-    } catch (err) {
-      const spec = this.specs.get(args.id);
-      if (!spec || !/run not loaded/.test(err.message)) throw err;
-      await this.run(spec);
-      return this.call(method, args, opts).promise;
+  // call sends a call and, when the session lost a run it names or the
+  // pipe broke, opens the run again and retries (a few times).
+  async call(method, args = {}, opts = {}) {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.request(method, args, opts).promise;
+      } catch (err) {
+        if (attempt >= 3) throw err;
+        if (err.code === DISCONNECTED) continue;
+        const id = err.code === "not-found" ? args[err.field] : undefined;
+        if (typeof id !== "string" || !this.specs.has(id)) throw err;
+        await this.open(this.specs.get(id));
+      }
     }
   }
 
-  async scenarios() { return this.call("scenarios", {}).promise; }
-  async run(spec) {
-    const summary = await this.call("run", { spec }).promise;
+  async open(spec) {
+    const summary = await this.call("open", { spec });
     this.specs.set(summary.id, summary.spec);
     return summary;
   }
-  async steps(id, from, limit) { return this.onRun("steps", { id, from, limit }); }
-  async state(id, step) { return this.onRun("state", { id, step }); }
-  async layout(id, from, to) { return this.onRun("layout", { id, from, to }); }
-  async charts(id, width) { return this.onRun("charts", { id, width }); }
-  async slice(id, step) { return this.onRun("slice", { id, step }); }
-  async alternatives(id, step) { return this.onRun("alternatives", { id, step }); }
-  async compare(a, b) {
-    for (const id of [a, b]) await this.onRun("steps", { id, from: 0, limit: 1 });
-    return this.call("compare", { a, b }).promise;
+
+  async scenarios() { return this.call("scenarios"); }
+  async run(spec) { return this.open(spec); }
+  async steps(id, from, limit) { return this.call("steps", { run: id, from, limit }); }
+  async find(id, step, kind, back = false) { return this.call("find", { run: id, step, kind, back }); }
+  async state(id, step) { return this.call("state", { run: id, step }); }
+  async alternatives(id, step) { return this.call("alternatives", { run: id, step }); }
+  async fork(id, step, choice, option) {
+    const summary = await this.call("fork", { run: id, step, choice, option });
+    this.specs.set(summary.id, summary.spec);
+    return summary;
   }
+  async forks(id) { return this.call("forks", { run: id }); }
+  async layout(id, from, to) { return this.call("layout", { run: id, from, to }); }
+  async charts(id, width) { return this.call("charts", { run: id, width }); }
+  async slice(id, step) { return this.call("slice", { run: id, step }); }
+  async compare(a, b) { return this.call("compare", { a, b }); }
   async exportRun(id, format) {
-    const text = await this.onRun("export", { id, format }, { raw: true });
-    const [type, ext] = exportTypes[format] || ["text/plain", "txt"];
-    return { name: `racetrack-${id.slice(0, 12)}.${ext}`, type, text };
+    const ex = await this.call("export", { run: id, format });
+    return { name: ex.name, type: ex.media, text: ex.text };
   }
+
   search(req, onProgress) {
-    const { id, promise } = this.call("search", req, { onProgress });
+    const { id, promise } = this.request("search", req, { onProgress });
+    return { promise, cancel: () => this.request("cancel", { id: String(id) }).promise.catch(() => {}) };
+  }
+
+  // play streams frames of a run from step; a dropped pipe resumes at the
+  // last frame's step. stop() pauses it; the promise then resolves.
+  play(id, step, speed, onFrame) {
+    let stopped = false;
+    let at = step;
+    const promise = (async () => {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return await this.call("play", { run: id, step: at, speed }, {
+            onFrame: (f) => {
+              at = f.step;
+              if (!stopped) onFrame(f);
+            },
+          });
+        } catch (err) {
+          if (stopped || err.code !== DISCONNECTED || attempt >= 5) throw err;
+        }
+      }
+    })();
     return {
       promise,
-      cancel: () => this.worker.postMessage({ id: ++this.seq, method: "cancel", args: { search: id } }),
+      stop: () => {
+        stopped = true;
+        return this.request("pause", {}).promise.catch(() => {});
+      },
     };
   }
 }
 
-export class ServerEngine {
+export class WasmEngine extends SessionEngine {
   constructor(base = "") {
-    this.name = "server";
-    this.base = base.replace(/\/$/, "") + "/api/v1";
-    // The REST API has no display lists, slices or what-if options; those
-    // views come from the same deterministic core in a worker, on the
-    // same spec, so the server's run and the local one are the same run.
-    this.local = null;
-    this.localIDs = new Map(); // server run id -> Promise of the local id
-    this.specs = new Map();
+    super("wasm");
+    this.worker = new Worker(new URL("worker.js", new URL(base || ".", location.href)));
+    this.worker.onmessage = (e) => this.receive(e.data);
+    this.worker.onerror = (e) => this.dropAll("the wasm worker failed: " + (e.message || "unknown error"));
   }
 
-  async fetchJSON(path, init) {
-    const res = await fetch(this.base + path, init);
-    const ct = res.headers.get("content-type") || "";
-    if (!res.ok) {
-      let msg = `${res.status} ${res.statusText}`;
-      let field = "";
-      if (ct.includes("json")) {
-        const p = await res.json();
-        msg = p.detail || p.title || msg;
-        field = p.field || "";
-      }
-      throw new EngineError(msg, field);
-    }
-    return ct.includes("json") ? res.json() : res.text();
+  send(text) {
+    this.worker.postMessage(text);
+  }
+}
+
+export class ServerEngine extends SessionEngine {
+  constructor(base = "") {
+    super("server");
+    const url = new URL(base.replace(/\/$/, "") + "/api/v1/session", location.href);
+    url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+    this.url = url.href;
+    this.ws = null;
+    this.opening = null;
+    this.reconnects = 0;
   }
 
-  post(path, body) {
-    return this.fetchJSON(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-  }
-
-  localID(id) {
-    if (!this.localIDs.has(id)) {
-      const spec = this.specs.get(id);
-      if (!spec) return Promise.reject(new EngineError(`run ${id} is not loaded in this tab`));
-      if (!this.local) this.local = new WasmEngine("");
-      this.localIDs.set(id, this.local.run(spec).then((s) => s.id));
-    }
-    return this.localIDs.get(id);
-  }
-
-  async scenarios() { return this.fetchJSON("/scenarios"); }
-  async run(spec) {
-    const summary = await this.post("/runs", spec);
-    this.specs.set(summary.id, summary.spec);
-    return summary;
-  }
-  async steps(id, from, limit) { return this.fetchJSON(`/runs/${id}/steps?from=${from}&limit=${Math.min(limit, 1000)}`); }
-  async state(id, step) { return this.fetchJSON(`/runs/${id}/state?step=${step}`); }
-  async compare(a, b) { return this.fetchJSON(`/compare?a=${a}&b=${b}`); }
-  async layout(id, from, to) {
-    const lid = await this.localID(id);
-    return this.local.layout(lid, from, to);
-  }
-  async charts(id, width) {
-    const lid = await this.localID(id);
-    return this.local.charts(lid, width);
-  }
-  async slice(id, step) {
-    const lid = await this.localID(id);
-    return this.local.slice(lid, step);
-  }
-  async alternatives(id, step) {
-    const lid = await this.localID(id);
-    return this.local.alternatives(lid, step);
-  }
-  async exportRun(id, format) {
-    const path = format === "svg" ? `/runs/${id}/diagram.svg` : `/runs/${id}/export?format=${format}`;
-    const res = await fetch(this.base + path);
-    if (!res.ok) throw new EngineError(`export ${format}: ${res.status} ${res.statusText}`);
-    const [type, ext] = exportTypes[format] || ["text/plain", "txt"];
-    return { name: `racetrack-${id.slice(0, 12)}.${ext}`, type, text: await res.text() };
-  }
-
-  search(req, onProgress) {
-    let jobID = null;
-    let cancelled = false;
-    const budget = req.budget.states || req.budget.runs || 0;
-    const t0 = performance.now();
-    const promise = (async () => {
-      const job = await this.post("/searches", req);
-      jobID = job.id;
-      if (cancelled) this.cancelJob(jobID);
-      const url = new URL(`${this.base}/searches/${jobID}/stream`, location.href);
-      url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
-      const status = await new Promise((resolve, reject) => {
-        const ws = new WebSocket(url);
-        let final = null;
-        ws.onmessage = (e) => {
-          const msg = JSON.parse(e.data);
-          if (msg.type === "progress" && msg.progress) {
-            onProgress({ ...msg.progress, budget, elapsedMs: performance.now() - t0 });
-          } else if (msg.type === "result") {
-            final = msg;
-          }
+  // connect opens the socket (once at a time); a socket that drops is
+  // opened again by the next request, after a short pause when it keeps
+  // dropping.
+  connect() {
+    if (this.opening) return this.opening;
+    this.opening = new Promise((resolve, reject) => {
+      const delay = this.reconnects ? Math.min(2000, 100 * 2 ** Math.min(this.reconnects, 5)) : 0;
+      setTimeout(() => {
+        const ws = new WebSocket(this.url);
+        ws.onopen = () => {
+          this.reconnects = 0;
+          this.ws = ws;
+          resolve(ws);
         };
-        ws.onerror = () => {};
-        ws.onclose = async () => {
-          if (final) return resolve(final);
-          try {
-            resolve(await this.fetchJSON(`/searches/${jobID}`));
-          } catch (err) {
-            reject(err);
-          }
+        ws.onmessage = (e) => this.receive(e.data);
+        ws.onclose = () => {
+          if (this.ws === ws) this.ws = null;
+          this.opening = null;
+          this.reconnects++;
+          this.dropAll("the connection to the server closed");
+          reject(new EngineError("cannot connect to the server", "", DISCONNECTED));
         };
-      });
-      return this.searchResult(status);
-    })();
-    return {
-      promise,
-      cancel: () => {
-        cancelled = true;
-        if (jobID) this.cancelJob(jobID);
-      },
-    };
+      }, delay);
+    });
+    return this.opening;
   }
 
-  // searchResult turns the server's search status into the shape the wasm
-  // engine returns (check.Result with the counterexample's spec).
-  async searchResult(st) {
-    const r = st.result || {};
-    const out = {
-      found: !!r.found,
-      property: r.property,
-      violation: r.message,
-      states: r.states || (st.progress && st.progress.states) || 0,
-      runs: (st.progress && st.progress.runs) || 0,
-      length: r.length,
-      exhaustive: r.exhaustive,
-      cancelled: st.state === "cancelled",
-      error: st.state === "failed" ? st.error || "the search failed" : "",
-      verdict: r.found ? "violation found" : r.exhaustive ? "verified: no schedule violates it" : "no violation within budget",
-      elapsedMs: r.elapsedMs,
-    };
-    if (r.found && r.runId) {
-      const summary = await this.fetchJSON(`/runs/${r.runId}`);
-      out.counterexample = summary.spec;
-    }
-    return out;
-  }
-
-  async cancelJob(id) {
-    try {
-      await fetch(`${this.base}/searches/${id}`, { method: "DELETE" });
-    } catch (_) {
-      /* the stream's close reports the outcome */
-    }
+  async send(text) {
+    const ws = this.ws && this.ws.readyState === WebSocket.OPEN ? this.ws : await this.connect();
+    ws.send(text);
   }
 }
 
@@ -270,7 +229,6 @@ export class ServerEngine {
  * build, means wasm; otherwise the server when its API answers, else wasm.
  */
 export async function pickEngine(wanted) {
-  const server = new ServerEngine("");
   let serverUp = false;
   // A static build (make dist) says so in engine.json, so the page does
   // not probe for an API that is not there.
@@ -289,6 +247,6 @@ export async function pickEngine(wanted) {
       serverUp = false;
     }
   }
-  if (serverUp) return { engine: server, serverUp };
+  if (serverUp) return { engine: new ServerEngine(""), serverUp };
   return { engine: new WasmEngine(""), serverUp };
 }

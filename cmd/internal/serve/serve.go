@@ -40,9 +40,10 @@ func Run(ctx context.Context, name string, args []string, logOut io.Writer, read
 	hosts := fs.String("allowed-hosts", "", "comma-separated DNS names (patterns) the server answers to besides IP literals, localhost and the -addr host, e.g. racetrack.example.org")
 	memFlag := fs.String("memory-budget", "", "memory the server may use, e.g. 4GiB (default: a quarter of the machine's or the cgroup's memory); work that does not fit is refused")
 	staticDir := fs.String("static", "", "serve the browser app from this directory instead of the files built into the binary")
+	maxRunSteps := fs.Int("max-run-steps", 0, "the most steps a run may take (0: enough for every preset's defaults); below a preset's default it is an error")
 	fs.Usage = func() {
 		out := fs.Output()
-		_, _ = io.WriteString(out, "usage: "+name+" "+Usage+"\n\nServes the v1 API, its WebSocket streams and the page.\n\n")
+		_, _ = io.WriteString(out, "usage: "+name+" "+Usage+"\n\nServes the v1 API, its session WebSocket and search streams, and the page.\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -77,6 +78,7 @@ func Run(ctx context.Context, name string, args []string, logOut io.Writer, read
 		MemoryBudget: int64(float64(budget) * workShare),
 		HeapLimit:    int64(float64(budget) * heapShare),
 		Static:       Files(*staticDir, static.Built(), logger),
+		MaxRunSteps:  *maxRunSteps,
 	})
 	if err != nil {
 		return err

@@ -85,11 +85,16 @@ func TestGracefulShutdownAndRestart(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(base, "http")+"/api/v1/runs/"+sum.ID+"/stream", nil)
+	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(base, "http")+"/api/v1/session", nil)
 	require.NoError(t, err)
 	defer c.CloseNow()
+	require.NoError(t, c.Write(ctx, websocket.MessageText, []byte(`{"id":1,"method":"open","args":{"spec":{"scenario":"dining-philosophers","seed":5}}}`)))
 	_, _, err = c.Read(ctx)
 	require.NoError(t, err)
+	require.NoError(t, c.Write(ctx, websocket.MessageText, []byte(`{"id":2,"method":"play","args":{"run":"`+sum.ID+`","speed":1}}`)))
+	_, b, err := c.Read(ctx)
+	require.NoError(t, err)
+	require.Contains(t, string(b), `"frame"`, "a playback is streaming when the server stops")
 
 	stopped := make(chan error, 1)
 	go func() { stopped <- stop() }()
@@ -145,6 +150,22 @@ func TestWithoutWasmBuild(t *testing.T) {
 	b, err = iofs.ReadFile(withWasm[0], "engine.json")
 	require.NoError(t, err)
 	assert.Contains(t, string(b), `"auto"`, "with a wasm build the page picks its engine as before")
+}
+
+// TestRunLimitBelowAPresetIsAConfigError: a step limit that would refuse
+// a shipped preset's defaults stops the server at startup, naming the
+// preset; the default limit admits every preset.
+func TestRunLimitBelowAPresetIsAConfigError(t *testing.T) {
+	err := Run(context.Background(), "server", []string{"-addr", "127.0.0.1:0", "-data", filepath.Join(t.TempDir(), "s.db"), "-max-run-steps", "500000"}, io.Discard, nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "scylla-mv-backlog/steady-hot-shard")
+	base, stop := start(t, filepath.Join(t.TempDir(), "server.db"))
+	defer func() { require.NoError(t, stop()) }()
+	res, err := http.Post(base+"/api/v1/runs", "application/json", strings.NewReader(`{"scenario":"scylla-mv-backlog","preset":"steady-hot-shard","maxSteps":5}`))
+	require.NoError(t, err)
+	res.Body.Close()
+	assert.Equal(t, http.StatusCreated, res.StatusCode)
+	http.DefaultClient.CloseIdleConnections()
 }
 
 // TestServesTheEmbeddedPage: without -static the binary serves the page

@@ -1,0 +1,79 @@
+package session
+
+import "time"
+
+// Pipe is a transport as Serve sees it: a way to send messages, a clock,
+// and a way to let other calls in.
+type Pipe interface {
+	// Send delivers a message; false means the client is gone.
+	Send(Message) bool
+	// Now reads the transport's monotonic clock.
+	Now() time.Duration
+	// Wait releases the session for d (0: just long enough for waiting
+	// calls to run) and takes it back; false means stop (the client is
+	// gone or the server is shutting down).
+	Wait(d time.Duration) bool
+}
+
+// Serve answers one request over a pipe, holding the session (the caller
+// serialises Serve calls, and Wait hands the session over): a plain
+// method sends its reply; a search sends progress, then its result; a
+// playback sends frames at its pace, then a Paused result when it stops.
+// It returns once the request is answered.
+func (s *Session) Serve(req Request, p Pipe) {
+	v, err := s.Call(req.Key(), req.Method, req.Args)
+	switch x := v.(type) {
+	case *Search:
+		p.Send(Reply(req.ID, s.runSearch(x, req, p), nil))
+	case *Player:
+		s.runPlayer(x, req, p)
+	default:
+		p.Send(Reply(req.ID, v, err))
+	}
+}
+
+func (s *Session) runSearch(q *Search, req Request, p Pipe) SearchResult {
+	start := p.Now()
+	return q.Run(Hooks{
+		Elapsed: func() time.Duration { return p.Now() - start },
+		Progress: func(pr SearchProgress) {
+			if !p.Send(Message{ID: req.ID, Progress: &pr}) {
+				q.cancelled = true
+			}
+		},
+		Yield: func() {
+			if !p.Wait(0) {
+				q.cancelled = true
+			}
+		},
+	})
+}
+
+func (s *Session) runPlayer(pl *Player, req Request, p Pipe) {
+	f, err := pl.First()
+	for err == nil {
+		if !p.Send(Message{ID: req.ID, Frame: f}) {
+			pl.stopped = true
+			return
+		}
+		last := p.Now()
+		for f = nil; f == nil && err == nil; {
+			if pl.stopped {
+				p.Send(Reply(req.ID, Paused{ID: pl.id, Step: pl.cur, Stopped: true}, nil))
+				if s.player == pl {
+					s.player = nil
+				}
+				return
+			}
+			if !p.Wait(pl.Interval()) {
+				pl.stopped = true
+				return
+			}
+			now := p.Now()
+			f, err = pl.Tick(now - last)
+			last = now
+		}
+	}
+	pl.stopped = true
+	p.Send(Reply(req.ID, nil, err))
+}
