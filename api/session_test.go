@@ -37,9 +37,10 @@ type sessionClient struct {
 
 func dialSession(t *testing.T, ts *testServer) *sessionClient {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	t.Cleanup(cancel)
 	c := dial(t, ctx, wsURL(ts, "/api/v1/session"), nil)
+	c.SetReadLimit(-1) // exports and layouts are large
 	t.Cleanup(func() { c.CloseNow() })
 	return &sessionClient{t: t, ctx: ctx, c: c}
 }
