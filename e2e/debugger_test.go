@@ -26,8 +26,8 @@ func TestDebuggerWasm(t *testing.T) {
 }
 
 // TestDebuggerServer clicks through the page served by cmd/server's
-// handler: runs, steps, states, compare, search and export come from the
-// REST API and the search WebSocket.
+// handler: every call (runs, steps, states, play, what-if, compare,
+// search, export) goes over the /api/v1/session WebSocket.
 func TestDebuggerServer(t *testing.T) {
 	srv := apiServer(t)
 	p := browser(t, 1280, 800)

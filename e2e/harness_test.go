@@ -127,8 +127,9 @@ func staticServer(t *testing.T) *httptest.Server {
 	return srv
 }
 
-// apiServer is cmd/server's handler with the same static folders.
-func apiServer(t *testing.T) *httptest.Server {
+// apiServer is cmd/server's handler with the same static folders; each
+// request's path goes to the watchers first.
+func apiServer(t *testing.T, watch ...func(path string)) *httptest.Server {
 	store, err := api.OpenStore(filepath.Join(t.TempDir(), "runs.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -139,7 +140,13 @@ func apiServer(t *testing.T) *httptest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(s.Handler())
+	h := s.Handler()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for _, f := range watch {
+			f(r.URL.Path)
+		}
+		h.ServeHTTP(w, r)
+	}))
 	t.Cleanup(srv.Close)
 	return srv
 }

@@ -139,21 +139,24 @@ class SessionEngine {
   }
 
   // play streams frames of a run from step; a dropped pipe resumes at the
-  // last frame's step. stop() pauses it; the promise then resolves.
+  // last frame's step (the run opened again if the session lost it).
+  // stop() pauses it; the promise then resolves.
   play(id, step, speed, onFrame) {
     let stopped = false;
     let at = step;
     const promise = (async () => {
       for (let attempt = 0; ; attempt++) {
         try {
-          return await this.call("play", { run: id, step: at, speed }, {
+          return await this.request("play", { run: id, step: at, speed }, {
             onFrame: (f) => {
               at = f.step;
               if (!stopped) onFrame(f);
             },
-          });
+          }).promise;
         } catch (err) {
-          if (stopped || err.code !== DISCONNECTED || attempt >= 5) throw err;
+          if (stopped || attempt >= 5) throw err;
+          if (err.code === "not-found" && err.field === "run" && this.specs.has(id)) await this.open(this.specs.get(id));
+          else if (err.code !== DISCONNECTED) throw err;
         }
       }
     })();
