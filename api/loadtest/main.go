@@ -1,16 +1,18 @@
 // Command loadtest drives a Racetrack server on this machine with N
-// concurrent WebSocket run streams plus REST traffic, and reports errors,
-// frame latency (p50, p99: from the server making a frame to the client
-// decoding it) and peak memory.
+// concurrent session WebSockets (/api/v1/session) stepping through runs
+// plus REST traffic, and reports errors, step latency (p50, p99: from
+// sending a state request for the next step to decoding its reply, what
+// one step of the page costs over the socket) and peak memory.
 //
-//	go run ./api/loadtest -streams 500 -duration 30s
+//	go run ./api/loadtest -sockets 500 -duration 30s
 //
 // Without -addr it starts the server on 127.0.0.1 with a temporary store
 // in a child process (-inprocess: in this one), so that the load
 // generator and the server are apart as a server and its browsers are.
 // With -addr it targets a running server, which must be on the loopback
-// interface. Peak memory is the server's, from its /metrics. Everything is bounded: at most 5000
-// streams and 5 minutes, and every loop stops at the deadline.
+// interface. Peak memory is the server's, from its /metrics. Everything is
+// bounded: at most 5000 sockets and 5 minutes, and every loop stops at the
+// deadline.
 package main
 
 import (
@@ -62,13 +64,13 @@ type options struct {
 func main() {
 	var o options
 	flag.StringVar(&o.addr, "addr", "", "server to load (loopback only); empty: start one in this process")
-	flag.IntVar(&o.streams, "streams", 500, "concurrent run streams (at most 5000)")
+	flag.IntVar(&o.streams, "sockets", 500, "concurrent session sockets (at most 5000)")
 	flag.DurationVar(&o.duration, "duration", 30*time.Second, "how long to hold the load (at most 5m)")
 	flag.IntVar(&o.rest, "rest", 8, "concurrent REST clients")
 	flag.Float64Var(&o.restRate, "rest-rate", 100, "REST requests per second, all clients together (at most 5000)")
-	flag.IntVar(&o.speed, "speed", 20, "play speed of each stream, steps per second")
-	flag.IntVar(&o.runs, "runs", 16, "distinct runs the streams play")
-	flag.DurationVar(&o.ramp, "ramp", 3*time.Second, "time over which the streams connect")
+	flag.IntVar(&o.speed, "speed", 20, "steps per second each socket asks for")
+	flag.IntVar(&o.runs, "runs", 16, "distinct runs the sockets step through")
+	flag.DurationVar(&o.ramp, "ramp", 3*time.Second, "time over which the sockets connect")
 	flag.StringVar(&o.profile, "cpuprofile", "", "write a CPU profile of this process (client and in-process server) to this file")
 	flag.StringVar(&o.heap, "memprofile", "", "write a heap profile at the end of the load to this file")
 	flag.BoolVar(&o.inProc, "inprocess", false, "run the server in this process instead of a child process")
@@ -90,7 +92,7 @@ func main() {
 func run(o options) error {
 	if o.streams < 0 || o.streams > 5000 || o.duration <= 0 || o.duration > 5*time.Minute || o.rest < 0 || o.rest > 256 || o.runs < 1 ||
 		!(o.restRate > 0 && o.restRate <= 5000) {
-		return errors.New("bounds: 0 <= streams <= 5000, 0 < duration <= 5m, 0 <= rest <= 256, 0 < rest-rate <= 5000, runs >= 1")
+		return errors.New("bounds: 0 <= sockets <= 5000, 0 < duration <= 5m, 0 <= rest <= 256, 0 < rest-rate <= 5000, runs >= 1")
 	}
 	base, stop, err := target(o.addr, o.inProc)
 	if err != nil {
@@ -110,11 +112,11 @@ func run(o options) error {
 		defer pprof.StopCPUProfile()
 	}
 	mem := startMemorySampler(base, o.addr == "" && o.inProc)
-	ids, err := createRuns(base, o.runs)
+	specs, ids, err := createRuns(base, o.runs)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("load: %d streams at %d steps/s, %d REST clients at %.0f requests/s, %s, against %s (GOMAXPROCS=%d)\n",
+	fmt.Printf("load: %d session sockets stepping at %d steps/s, %d REST clients at %.0f requests/s, %s, against %s (GOMAXPROCS=%d)\n",
 		o.streams, o.speed, o.rest, o.restRate, o.duration, base, runtime.GOMAXPROCS(0))
 
 	load0, cpu0, wall0 := loadAverage(), cpuTime(), time.Now()
@@ -132,7 +134,7 @@ func run(o options) error {
 			case <-ctx.Done():
 				return
 			}
-			stream(ctx, base, ids[i%len(ids)], o.speed, st)
+			stepper(ctx, base, specs[i%len(specs)], o.speed, st)
 		}()
 	}
 	for range o.rest {
@@ -270,18 +272,19 @@ func startChild() (string, func(), error) {
 
 var client = &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 
-// createRuns makes the runs the streams play: long philosopher tables.
-func createRuns(base string, n int) ([]string, error) {
-	var ids []string
+// createRuns makes the runs the sockets step through: long philosopher
+// tables. It returns their specs and ids.
+func createRuns(base string, n int) ([]string, []string, error) {
+	var specs, ids []string
 	for seed := 1; seed <= n; seed++ {
 		body := fmt.Sprintf(`{"scenario":"dining-philosophers","seed":%d,"params":{"philosophers":12,"meals":100}}`, seed)
 		var sum struct{ ID string }
 		if err := postJSON(base+"/api/v1/runs", body, http.StatusCreated, &sum); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		ids = append(ids, sum.ID)
+		specs, ids = append(specs, body), append(ids, sum.ID)
 	}
-	return ids, nil
+	return specs, ids, nil
 }
 
 func postJSON(url, body string, want int, out any) error {
@@ -306,7 +309,6 @@ func postJSON(url, body string, want int, out any) error {
 type stats struct {
 	errors    atomic.Int64
 	frames    atomic.Int64
-	coalesced atomic.Int64
 	restOK    atomic.Int64
 	streamsUp atomic.Int64
 
@@ -330,19 +332,20 @@ func (s *stats) addFrames(lat []time.Duration) {
 	s.mu.Unlock()
 }
 
-type frame struct {
-	Type      string `json:"type"`
-	Step      int    `json:"step"`
-	End       bool   `json:"end"`
-	Made      int64  `json:"made"`
-	Coalesced int    `json:"coalesced"`
-	Length    int    `json:"length"`
-	Detail    string `json:"detail"`
+// reply is a session message as the load generator reads it.
+type reply struct {
+	ID     int             `json:"id"`
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Code, Field, Message string
+	} `json:"error"`
 }
 
-// stream plays one run until ctx ends, seeking now and then.
-func stream(ctx context.Context, base, id string, speed int, st *stats) {
-	url := "ws" + strings.TrimPrefix(base, "http") + "/api/v1/runs/" + id + "/stream?speed=" + strconv.Itoa(speed)
+// stepper is one page's session: it opens a run over the socket and steps
+// through it at speed steps per second (a state request per step, the
+// next step at a time, and a step filter now and then), until ctx ends.
+func stepper(ctx context.Context, base, spec string, speed int, st *stats) {
+	url := "ws" + strings.TrimPrefix(base, "http") + "/api/v1/session"
 	c, res, err := websocket.Dial(ctx, url, nil)
 	if res != nil && res.Body != nil {
 		res.Body.Close()
@@ -354,53 +357,75 @@ func stream(ctx context.Context, base, id string, speed int, st *stats) {
 		return
 	}
 	defer c.CloseNow()
-	c.SetReadLimit(1 << 20)
+	c.SetReadLimit(1 << 22)
 	st.streamsUp.Add(1)
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
-	length := 0
 	lat := make([]time.Duration, 0, 1024)
 	defer func() { st.addFrames(lat) }()
-	if err := c.Write(ctx, websocket.MessageText, []byte(`{"op":"play"}`)); err != nil {
-		st.fail("write: %v", err)
+	id := 0
+	call := func(method, args string) (json.RawMessage, bool) {
+		id++
+		if err := c.Write(ctx, websocket.MessageText, []byte(fmt.Sprintf(`{"id":%d,"method":%q,"args":%s}`, id, method, args))); err != nil {
+			if ctx.Err() == nil {
+				st.fail("write: %v", err)
+			}
+			return nil, false
+		}
+		for {
+			_, b, err := c.Read(ctx)
+			if err != nil {
+				if ctx.Err() == nil {
+					st.fail("read: %v", err)
+				}
+				return nil, false
+			}
+			var r reply
+			if err := json.Unmarshal(b, &r); err != nil {
+				st.fail("decode: %v", err)
+				return nil, false
+			}
+			if r.ID != id {
+				continue
+			}
+			if r.Error != nil {
+				st.fail("%s: %s %s: %s", method, r.Error.Code, r.Error.Field, r.Error.Message)
+				return nil, false
+			}
+			return r.Result, true
+		}
+	}
+	out, ok := call("open", `{"spec":`+spec+`}`)
+	if !ok {
 		return
 	}
-	nextSeek := time.Now().Add(time.Duration(2000+rng.IntN(2000)) * time.Millisecond)
+	var sum struct {
+		ID    string
+		Steps int
+	}
+	if err := json.Unmarshal(out, &sum); err != nil || sum.Steps == 0 {
+		st.fail("open: %v (%d steps)", err, sum.Steps)
+		return
+	}
+	step := rng.IntN(sum.Steps)
+	tick := time.NewTicker(time.Second / time.Duration(max(speed, 1)))
+	defer tick.Stop()
 	for {
-		_, b, err := c.Read(ctx)
-		if err != nil {
-			if ctx.Err() == nil {
-				st.fail("read: %v", err)
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		step = (step + 1) % sum.Steps
+		t0 := time.Now()
+		if rng.IntN(50) == 0 {
+			if _, ok := call("find", fmt.Sprintf(`{"run":%q,"step":%d,"kind":"lock"}`, sum.ID, step)); !ok {
+				return
 			}
+		} else if _, ok := call("state", fmt.Sprintf(`{"run":%q,"step":%d}`, sum.ID, step)); !ok {
 			return
 		}
-		now := time.Now()
-		var f frame
-		if err := json.Unmarshal(b, &f); err != nil {
-			st.fail("decode: %v", err)
-			return
-		}
-		switch f.Type {
-		case "hello":
-			length = f.Length
-		case "frame":
-			lat = append(lat, now.Sub(time.Unix(0, f.Made)))
-			st.frames.Add(1)
-			st.coalesced.Add(int64(f.Coalesced))
-		default:
-			st.fail("stream message %s: %s", f.Type, f.Detail)
-		}
-		if now.After(nextSeek) || f.End {
-			nextSeek = now.Add(time.Duration(2000+rng.IntN(2000)) * time.Millisecond)
-			cmd := fmt.Sprintf(`{"op":"seek","step":%d}`, rng.IntN(max(length, 1)))
-			for _, m := range []string{cmd, `{"op":"play"}`} {
-				if err := c.Write(ctx, websocket.MessageText, []byte(m)); err != nil {
-					if ctx.Err() == nil {
-						st.fail("write: %v", err)
-					}
-					return
-				}
-			}
-		}
+		lat = append(lat, time.Since(t0))
+		st.frames.Add(1)
 	}
 }
 
@@ -576,13 +601,13 @@ func report(st *stats, mem *memorySampler) {
 	}
 	slices.Sort(all)
 	slices.Sort(routes)
-	fmt.Printf("streams connected: %d\n", st.streamsUp.Load())
+	fmt.Printf("sockets connected: %d\n", st.streamsUp.Load())
 	fmt.Printf("errors: %d\n", st.errors.Load())
 	for _, s := range st.samples {
 		fmt.Printf("  e.g. %s\n", s)
 	}
-	fmt.Printf("frames: %d (%d coalesced into others)\n", st.frames.Load(), st.coalesced.Load())
-	fmt.Printf("frame latency: p50 %s  p99 %s  max %s\n", percentile(st.frameLat, .50).Round(10*time.Microsecond),
+	fmt.Printf("steps: %d\n", st.frames.Load())
+	fmt.Printf("step latency: p50 %s  p99 %s  max %s\n", percentile(st.frameLat, .50).Round(10*time.Microsecond),
 		percentile(st.frameLat, .99).Round(10*time.Microsecond), percentile(st.frameLat, 1).Round(10*time.Microsecond))
 	fmt.Printf("REST requests ok: %d, latency p50 %s  p99 %s\n", st.restOK.Load(), percentile(all, .50).Round(10*time.Microsecond),
 		percentile(all, .99).Round(10*time.Microsecond))

@@ -48,6 +48,17 @@ type Session struct {
 
 	searches map[string]*Search
 	player   *Player
+	// cursor follows the person stepping through one run: the next step's
+	// state costs a step, not a replay from the nearest snapshot.
+	cursor *timeline.Cursor
+}
+
+// state is StateAt through the session's cursor.
+func (s *Session) state(tl *timeline.Timeline, step int) (State, error) {
+	if s.cursor == nil || s.cursor.Timeline() != tl {
+		s.cursor = tl.Cursor()
+	}
+	return stateWith(tl, step, s.cursor.StateAt)
 }
 
 // runInfo is what the session remembers of a run it opened.
@@ -103,7 +114,7 @@ func (s *Session) call(id, method string, args json.RawMessage) (any, error) {
 	case "find":
 		return withRun(s, args, func(tl *timeline.Timeline, a *FindArgs) (any, error) { return Find(tl, *a) })
 	case "state":
-		return withRun(s, args, func(tl *timeline.Timeline, a *StepArgs) (any, error) { return StateAt(tl, a.Step) })
+		return withRun(s, args, func(tl *timeline.Timeline, a *StepArgs) (any, error) { return s.state(tl, a.Step) })
 	case "alternatives":
 		return withRun(s, args, func(tl *timeline.Timeline, a *StepArgs) (any, error) { return Alternatives(tl, a.Step) })
 	case "slice":

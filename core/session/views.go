@@ -100,7 +100,11 @@ type State struct {
 
 // StateAt returns the state after a step.
 func StateAt(tl *timeline.Timeline, step int) (State, error) {
-	sv, err := tl.StateAt(step)
+	return stateWith(tl, step, tl.StateAt)
+}
+
+func stateWith(tl *timeline.Timeline, step int, at func(int) (timeline.StateView, error)) (State, error) {
+	sv, err := at(step)
 	if err != nil {
 		return State{}, err
 	}

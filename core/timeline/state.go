@@ -46,6 +46,11 @@ func (tl *Timeline) StateAt(i int) (StateView, error) {
 	if err != nil {
 		return StateView{}, err
 	}
+	return tl.stateOf(w, i)
+}
+
+// stateOf steps w, the world before step i, over step i and describes it.
+func (tl *Timeline) stateOf(w *sim.World, i int) (StateView, error) {
 	before := viewOf(w)
 	if !w.Step() {
 		return StateView{}, fmt.Errorf("%w: step %d did not run again: %v", ErrReplay, i, w.Err())
@@ -60,6 +65,53 @@ func (tl *Timeline) StateAt(i int) (StateView, error) {
 		}
 	}
 	sv.Properties = tl.propertyStatus(w, i)
+	return sv, nil
+}
+
+// Cursor answers StateAt for a person stepping forwards: it keeps a world
+// of its own and steps it to the next step asked for, instead of replaying
+// from the nearest snapshot; a step behind it, or far ahead, is a seek.
+// The answers are StateAt's.
+type Cursor struct {
+	tl *Timeline
+	w  *sim.World // the world after n steps
+	n  int
+}
+
+// Cursor returns a cursor over the timeline.
+func (tl *Timeline) Cursor() *Cursor { return &Cursor{tl: tl} }
+
+// Timeline is the cursor's timeline.
+func (c *Cursor) Timeline() *Timeline { return c.tl }
+
+// StateAt is Timeline.StateAt.
+func (c *Cursor) StateAt(i int) (StateView, error) {
+	tl := c.tl
+	if err := tl.checkStep(i); err != nil {
+		return StateView{}, err
+	}
+	if c.w == nil || i < c.n || i-c.n >= tl.every {
+		w, _, err := tl.replay(i)
+		if err != nil {
+			c.w = nil
+			return StateView{}, err
+		}
+		c.w, c.n = w, i
+	}
+	for c.n < i {
+		if !c.w.Step() {
+			err := fmt.Errorf("%w: the cursor's world stopped at step %d: %v", ErrReplay, c.n, c.w.Err())
+			c.w = nil
+			return StateView{}, err
+		}
+		c.n++
+	}
+	sv, err := tl.stateOf(c.w, i)
+	if err != nil {
+		c.w = nil
+		return sv, err
+	}
+	c.n = i + 1
 	return sv, nil
 }
 

@@ -1,6 +1,7 @@
 package timeline_test
 
 import (
+	"encoding/json"
 	"errors"
 	"slices"
 	"strconv"
@@ -173,6 +174,37 @@ func TestStepsDescribeTheTrace(t *testing.T) {
 	// Five philosophers, three meals each, two forks per meal.
 	if locks != 30 {
 		t.Fatalf("%d lock steps, want 30", locks)
+	}
+}
+
+// TestCursorAnswersAsStateAt walks a cursor forwards one step at a time,
+// jumps ahead, past a snapshot interval and back, and checks every answer
+// against StateAt.
+func TestCursorAnswersAsStateAt(t *testing.T) {
+	tl := record(t, philo("buggy", "table", 1), 5)
+	c := tl.Cursor()
+	var walk []int
+	for i := 0; i < tl.Len(); i++ {
+		walk = append(walk, i)
+	}
+	walk = append(walk, 3, 4, tl.Len()-1, 0, 20, 9, 30, tl.Len()-1)
+	for _, i := range walk {
+		got, err := c.StateAt(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := tl.StateAt(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, _ := json.Marshal(got)
+		w, _ := json.Marshal(want)
+		if string(g) != string(w) {
+			t.Fatalf("cursor at step %d:\n%s\nStateAt:\n%s", i, g, w)
+		}
+	}
+	if _, err := c.StateAt(tl.Len()); !errors.Is(err, timeline.ErrStepRange) {
+		t.Fatalf("cursor past the end: %v", err)
 	}
 }
 
