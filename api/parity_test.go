@@ -32,7 +32,7 @@ func (p *directPipe) Send(m session.Message) bool {
 	}
 	return true
 }
-func (p *directPipe) Now() time.Duration       { p.now += time.Millisecond; return p.now }
+func (p *directPipe) Now() time.Duration      { p.now += time.Millisecond; return p.now }
 func (p *directPipe) Wait(time.Duration) bool { return true }
 
 // parity sends each request to the session directly (what the worker
