@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -55,6 +56,30 @@ func FuzzCall(f *testing.F) {
 			if _, err := json.Marshal(v); err != nil {
 				t.Fatalf("%s: result does not encode: %v", method, err)
 			}
+		}
+	})
+}
+
+// FuzzDecodeRequest reads arbitrary client messages: an error always
+// names the problem, and carries the id when one could be read.
+func FuzzDecodeRequest(f *testing.F) {
+	for _, s := range []string{`{"id":1,"method":"state","args":{"run":"r1","step":2}}`, `{"id":"a","method":"x"}`,
+		`{"id":null}`, `{"id":{"a":1},"method":"x"}`, `[]`, `{"id":1e999,"method":"x"}`, `{"id":"` + strings.Repeat("x", 70) + `"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		req, err := session.DecodeRequest(data)
+		if err != nil {
+			if err.Code == "" || err.Message == "" || len(req.ID) == 0 {
+				t.Fatalf("%q: error %+v with id %q", data, err, req.ID)
+			}
+			return
+		}
+		if req.Method == "" || len(req.ID) == 0 || len(req.ID) > 64 {
+			t.Fatalf("%q: accepted %+v", data, req)
+		}
+		if _, err := json.Marshal(session.Reply(req.ID, nil, nil)); err != nil {
+			t.Fatalf("%q: the reply's id does not encode: %v", data, err)
 		}
 	})
 }
