@@ -18,12 +18,13 @@ type Format struct {
 	Suffix string `json:"suffix"`
 }
 
-// formats is the one list of export formats.
+// formats is the one list of export formats (the page makes a button of
+// each, titled Title, in this order).
 var formats = []Format{
-	{"json", "JSON (the whole run)", "application/json", ".json"},
-	{"shiviz", "ShiViz log", "text/plain; charset=utf-8", ".shiviz.log"},
-	{"chrome", "Chrome trace (Perfetto)", "application/json", ".trace.json"},
-	{"svg", "SVG diagram", "image/svg+xml", ".svg"},
+	{"svg", "SVG", "image/svg+xml", ".svg"},
+	{"shiviz", "ShiViz", "text/plain; charset=utf-8", ".shiviz.log"},
+	{"chrome", "Chrome trace", "application/json", ".trace.json"},
+	{"json", "JSON", "application/json", ".json"},
 }
 
 // Formats lists the export formats.

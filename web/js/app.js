@@ -89,6 +89,9 @@ async function boot() {
   $("#engine").querySelector('option[value="server"]').disabled = !S.serverUp;
   try {
     S.scenarios = await S.engine.scenarios();
+    // The export formats are the session's list.
+    clear($("#exports"), (await S.engine.formats()).map((f) =>
+      h("button.btn.small", { type: "button", dataset: { export: f.id }, onclick: () => exportRun(f.id) }, f.title)));
   } catch (err) {
     fail("Could not load the scenarios: " + err.message);
     return;
@@ -1149,7 +1152,6 @@ function wire() {
   $("#help").addEventListener("click", (e) => { if (e.target.id === "help") closeHelp(); });
   $("#help").addEventListener("keydown", trapFocus);
   $("#menu").addEventListener("click", () => $("#catalog").classList.toggle("open"));
-  for (const b of document.querySelectorAll("[data-export]")) b.addEventListener("click", () => exportRun(b.dataset.export));
   document.addEventListener("keydown", onKey);
   window.addEventListener("error", (e) => RT.errors.push(String(e.message)));
   window.addEventListener("unhandledrejection", (e) => RT.errors.push(String(e.reason && e.reason.message ? e.reason.message : e.reason)));

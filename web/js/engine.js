@@ -10,6 +10,7 @@
 // the one shape the session returns for it:
 //
 //   scenarios()                          the catalog
+//   formats()                            the export formats [{id, title, media, suffix}]
 //   run(spec)                            open a run -> summary {id, steps, violations, spec, ...}
 //   steps(id, from, limit)               {total, from, steps}
 //   find(id, step, kind, back)           {step, found}: next/previous message, lock, violation, choice
@@ -113,6 +114,7 @@ class SessionEngine {
   }
 
   async scenarios() { return this.call("scenarios"); }
+  async formats() { return this.call("formats"); }
   async run(spec) { return this.open(spec); }
   async steps(id, from, limit) { return this.call("steps", { run: id, from, limit }); }
   async find(id, step, kind, back = false) { return this.call("find", { run: id, step, kind, back }); }
