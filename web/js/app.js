@@ -88,9 +88,10 @@ async function boot() {
   $("#engine").value = S.engine.name;
   $("#engine").querySelector('option[value="server"]').disabled = !S.serverUp;
   try {
-    S.scenarios = await S.engine.scenarios();
+    const [scenarios, formats] = await Promise.all([S.engine.scenarios(), S.engine.formats()]);
+    S.scenarios = scenarios;
     // The export formats are the session's list.
-    clear($("#exports"), (await S.engine.formats()).map((f) =>
+    clear($("#exports"), formats.map((f) =>
       h("button.btn.small", { type: "button", dataset: { export: f.id }, onclick: () => exportRun(f.id) }, f.title)));
   } catch (err) {
     fail("Could not load the scenarios: " + err.message);
