@@ -53,6 +53,11 @@ type Exported struct {
 	Text   string `json:"text"`
 }
 
+// MaxExportSteps bounds the runs an export writes into memory (the
+// session's answer; REST streams instead): a longer run is refused before
+// any work.
+const MaxExportSteps = 500_000
+
 // ExportWriter returns a format and the writer that streams a run in it;
 // parent is the run's fork edge, if any (the JSON format carries it).
 func ExportWriter(format string, parent *timeline.Branch) (Format, export.Writer, error) {
@@ -99,6 +104,9 @@ func Export(tl *timeline.Timeline, parent *timeline.Branch, format string) (Expo
 	f, write, err := ExportWriter(format, parent)
 	if err != nil {
 		return Exported{}, err
+	}
+	if tl.Len() > MaxExportSteps {
+		return Exported{}, errorf(CodeInvalid, "run", "the run has %d steps; an export writes at most %d", tl.Len(), MaxExportSteps)
 	}
 	var b bytes.Buffer
 	if err := write(&b, tl); err != nil {
