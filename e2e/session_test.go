@@ -51,6 +51,14 @@ func TestServerModeSpeaksTheSocket(t *testing.T) {
 	p.click("#whatif li button")
 	p.wait("the fork and its tree", fmt.Sprintf(`__rt.S.run.id !== %q && __rt.S.forks && __rt.S.forks.run === %q && __rt.S.forks.children.length === 1`, parent, parent), 30*time.Second)
 
+	// The socket drops again: the new session learns the fork again from
+	// its parent, so the tree survives.
+	eval[any](p, `__rt.S.engine.ws.close()`)
+	tree := eval[map[string]any](p, `__rt.S.engine.forks(__rt.S.run.id)`)
+	if children, _ := tree["children"].([]any); tree["run"] != parent || len(children) != 1 {
+		t.Errorf("after a reconnect the fork tree is %v, want %s with one child", tree, parent)
+	}
+
 	mu.Lock()
 	defer mu.Unlock()
 	sockets := 0
@@ -62,8 +70,8 @@ func TestServerModeSpeaksTheSocket(t *testing.T) {
 			sockets++
 		}
 	}
-	if sockets != 2 {
-		t.Errorf("the page opened %d session sockets, want 2 (one, and one after the drop)", sockets)
+	if sockets != 3 {
+		t.Errorf("the page opened %d session sockets, want 3 (one, and one after each drop)", sockets)
 	}
 	if errs := eval[[]string](p, `__rt.errors`); len(errs) > 0 {
 		t.Errorf("page errors: %v", errs)

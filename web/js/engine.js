@@ -47,6 +47,7 @@ class SessionEngine {
     this.seq = 0;
     this.pending = new Map(); // id -> {resolve, reject, onProgress, onFrame}
     this.specs = new Map(); // run id -> spec, to open a run again
+    this.forked = new Map(); // run id -> the fork call that made it, to rebuild the fork tree
   }
 
   // receive handles one message (JSON text) from the pipe.
@@ -102,9 +103,28 @@ class SessionEngine {
         if (err.code === DISCONNECTED) continue;
         const id = err.code === "not-found" ? args[err.field] : undefined;
         if (typeof id !== "string" || !this.specs.has(id)) throw err;
-        await this.open(this.specs.get(id));
+        await this.reopen(id);
       }
     }
+  }
+
+  // reopen makes a session that lost a run (a new socket, a restarted
+  // worker) know it again: a fork is forked again from its parent, so the
+  // fork tree comes back too; any other run is opened by its spec.
+  async reopen(id, depth = 0) {
+    const f = this.forked.get(id);
+    if (f && depth < 64) {
+      try {
+        await this.request("fork", f).promise;
+        return;
+      } catch (err) {
+        if (err.code !== "not-found" || err.field !== "run" || !this.specs.has(f.run)) throw err;
+      }
+      await this.reopen(f.run, depth + 1);
+      await this.request("fork", f).promise;
+      return;
+    }
+    await this.open(this.specs.get(id));
   }
 
   async open(spec) {
@@ -123,6 +143,7 @@ class SessionEngine {
   async fork(id, step, choice, option) {
     const summary = await this.call("fork", { run: id, step, choice, option });
     this.specs.set(summary.id, summary.spec);
+    if (summary.id !== id) this.forked.set(summary.id, { run: id, step, choice, option });
     return summary;
   }
   async forks(id) { return this.call("forks", { run: id }); }
@@ -157,7 +178,7 @@ class SessionEngine {
           }).promise;
         } catch (err) {
           if (stopped || attempt >= 5) throw err;
-          if (err.code === "not-found" && err.field === "run" && this.specs.has(id)) await this.open(this.specs.get(id));
+          if (err.code === "not-found" && err.field === "run" && this.specs.has(id)) await this.reopen(id);
           else if (err.code !== DISCONNECTED) throw err;
         }
       }
