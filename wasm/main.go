@@ -16,6 +16,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"sync"
 	"syscall/js"
 	"time"
@@ -39,7 +40,7 @@ func main() {
 
 func handle(_ js.Value, args []js.Value) any {
 	if len(args) != 2 || args[0].Type() != js.TypeString || args[1].Type() != js.TypeFunction {
-		panic("racetrack.handle(requestJSON, post): a string and a function")
+		return js.Global().Get("Error").New("racetrack.handle(requestJSON, post): a string and a function")
 	}
 	text, post := args[0].String(), args[1]
 	go serve([]byte(text), pipe{post})
@@ -54,6 +55,13 @@ func serve(text []byte, p pipe) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
+	// A panic (a bug in core or a model) fails this request, not the
+	// worker: the runtime would otherwise stop answering for good.
+	defer func() {
+		if v := recover(); v != nil {
+			p.Send(session.Reply(req.ID, nil, &session.Error{Code: session.CodeInternal, Message: fmt.Sprintf("internal error: %v", v)}))
+		}
+	}()
 	s.Serve(req, p)
 }
 
