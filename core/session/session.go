@@ -55,10 +55,15 @@ type Session struct {
 
 // state is StateAt through the session's cursor.
 func (s *Session) state(tl *timeline.Timeline, step int) (State, error) {
+	c := s.cursorOn(tl)
+	return stateWith(tl, step, c.Alternatives, c.StateAt)
+}
+
+func (s *Session) cursorOn(tl *timeline.Timeline) *timeline.Cursor {
 	if s.cursor == nil || s.cursor.Timeline() != tl {
 		s.cursor = tl.Cursor()
 	}
-	return stateWith(tl, step, s.cursor.StateAt)
+	return s.cursor
 }
 
 // runInfo is what the session remembers of a run it opened.

@@ -100,19 +100,23 @@ type State struct {
 
 // StateAt returns the state after a step.
 func StateAt(tl *timeline.Timeline, step int) (State, error) {
-	return stateWith(tl, step, tl.StateAt)
+	return stateWith(tl, step, tl.Alternatives, tl.StateAt)
 }
 
-func stateWith(tl *timeline.Timeline, step int, at func(int) (timeline.StateView, error)) (State, error) {
+// stateWith builds a State from a source of alternatives and of state
+// views (a timeline's, or a cursor's), asking for the alternatives first:
+// a cursor answers both from the world before the step.
+func stateWith(tl *timeline.Timeline, step int, alternatives func(int) ([]timeline.Alternative, error),
+	at func(int) (timeline.StateView, error)) (State, error) {
+	alts, err := alternatives(step)
+	if err != nil {
+		return State{}, err
+	}
 	sv, err := at(step)
 	if err != nil {
 		return State{}, err
 	}
-	alts, err := Alternatives(tl, step)
-	if err != nil {
-		return State{}, err
-	}
-	return State{StateView: sv, Alternatives: alts}, nil
+	return State{StateView: sv, Alternatives: withForks(tl, alts)}, nil
 }
 
 // Alternative is a decision at a step with, for every option not taken,
@@ -137,6 +141,10 @@ func Alternatives(tl *timeline.Timeline, step int) ([]Alternative, error) {
 	if err != nil {
 		return nil, err
 	}
+	return withForks(tl, alts), nil
+}
+
+func withForks(tl *timeline.Timeline, alts []timeline.Alternative) []Alternative {
 	out := make([]Alternative, 0, len(alts))
 	for _, a := range alts {
 		x := Alternative{Alternative: a, Options: make([]Option, 0, len(a.Options))}
@@ -152,7 +160,7 @@ func Alternatives(tl *timeline.Timeline, step int) ([]Alternative, error) {
 		}
 		out = append(out, x)
 	}
-	return out, nil
+	return out
 }
 
 // Slice is the causal past of a step, in step order, with the ways into

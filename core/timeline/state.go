@@ -84,17 +84,14 @@ func (tl *Timeline) Cursor() *Cursor { return &Cursor{tl: tl} }
 // Timeline is the cursor's timeline.
 func (c *Cursor) Timeline() *Timeline { return c.tl }
 
-// StateAt is Timeline.StateAt.
-func (c *Cursor) StateAt(i int) (StateView, error) {
+// moveTo puts the cursor's world before step i (after i steps).
+func (c *Cursor) moveTo(i int) (*sim.World, error) {
 	tl := c.tl
-	if err := tl.checkStep(i); err != nil {
-		return StateView{}, err
-	}
 	if c.w == nil || i < c.n || i-c.n >= tl.every {
 		w, _, err := tl.replay(i)
 		if err != nil {
 			c.w = nil
-			return StateView{}, err
+			return nil, err
 		}
 		c.w, c.n = w, i
 	}
@@ -102,11 +99,29 @@ func (c *Cursor) StateAt(i int) (StateView, error) {
 		if !c.w.Step() {
 			err := fmt.Errorf("%w: the cursor's world stopped at step %d: %v", ErrReplay, c.n, c.w.Err())
 			c.w = nil
-			return StateView{}, err
+			return nil, err
 		}
 		c.n++
 	}
-	sv, err := tl.stateOf(c.w, i)
+	return c.w, nil
+}
+
+// Alternatives is Timeline.Alternatives.
+func (c *Cursor) Alternatives(i int) ([]Alternative, error) {
+	return c.tl.alternatives(i, func() (*sim.World, error) { return c.moveTo(i) })
+}
+
+// StateAt is Timeline.StateAt.
+func (c *Cursor) StateAt(i int) (StateView, error) {
+	tl := c.tl
+	if err := tl.checkStep(i); err != nil {
+		return StateView{}, err
+	}
+	w, err := c.moveTo(i)
+	if err != nil {
+		return StateView{}, err
+	}
+	sv, err := tl.stateOf(w, i)
 	if err != nil {
 		c.w = nil
 		return sv, err

@@ -179,7 +179,7 @@ func TestStepsDescribeTheTrace(t *testing.T) {
 
 // TestCursorAnswersAsStateAt walks a cursor forwards one step at a time,
 // jumps ahead, past a snapshot interval and back, and checks every answer
-// against StateAt.
+// against StateAt (and, every other step, Alternatives).
 func TestCursorAnswersAsStateAt(t *testing.T) {
 	tl := record(t, philo("buggy", "table", 1), 5)
 	c := tl.Cursor()
@@ -188,7 +188,22 @@ func TestCursorAnswersAsStateAt(t *testing.T) {
 		walk = append(walk, i)
 	}
 	walk = append(walk, 3, 4, tl.Len()-1, 0, 20, 9, 30, tl.Len()-1)
-	for _, i := range walk {
+	for k, i := range walk {
+		if k%2 == 0 {
+			got, err := c.Alternatives(i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := tl.Alternatives(i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, _ := json.Marshal(got)
+			w, _ := json.Marshal(want)
+			if string(g) != string(w) {
+				t.Fatalf("cursor's alternatives at step %d:\n%s\nTimeline's:\n%s", i, g, w)
+			}
+		}
 		got, err := c.StateAt(i)
 		if err != nil {
 			t.Fatal(err)

@@ -64,6 +64,13 @@ const MaxValueOptions = 16
 // ready event ran, and any value drawn during the step) with their other
 // options in the model's words.
 func (tl *Timeline) Alternatives(i int) ([]Alternative, error) {
+	return tl.alternatives(i, func() (*sim.World, error) { return tl.worldAt(i) })
+}
+
+// alternatives lists the decisions at step i; before is the world before
+// step i (asked for only when an event choice needs it), which is only
+// read.
+func (tl *Timeline) alternatives(i int, before func() (*sim.World, error)) ([]Alternative, error) {
 	if err := tl.checkStep(i); err != nil {
 		return nil, err
 	}
@@ -82,7 +89,7 @@ func (tl *Timeline) Alternatives(i int) ([]Alternative, error) {
 			a.Kind = "event"
 			if w == nil {
 				var err error
-				if w, err = tl.worldAt(i); err != nil {
+				if w, err = before(); err != nil {
 					return nil, err
 				}
 				ready = w.Ready()
