@@ -80,15 +80,6 @@ type Player struct {
 	violations []scenario.Violation
 }
 
-// ID is the id of the play call.
-func (p *Player) ID() string { return p.id }
-
-// Speed is the playback speed in steps per second.
-func (p *Player) Speed() float64 { return p.speed }
-
-// Step is the step the cursor is on.
-func (p *Player) Step() int { return p.cur }
-
 // Stopped reports whether the playback ended (last step, pause, or a new
 // play).
 func (p *Player) Stopped() bool { return p.stopped }

@@ -279,9 +279,6 @@ func (q *Search) Explorer() *check.Explorer { return q.x }
 // Seconds is the search's time budget.
 func (q *Search) Seconds() float64 { return q.seconds }
 
-// Budget is the run or state budget progress counts towards.
-func (q *Search) Budget() int { return q.budget }
-
 // NextSlice adapts the work per Step call towards the slice target, given
 // how long the last slice took.
 func NextSlice(cur int, took time.Duration) int {
