@@ -267,8 +267,9 @@ export async function pickEngine(wanted) {
   }
   if (wanted !== "wasm" && !staticBuild) {
     try {
-      const res = await fetch("api/v1/scenarios", { headers: { accept: "application/json" } });
-      serverUp = res.ok && (res.headers.get("content-type") || "").includes("json");
+      // A cheap probe: the catalog itself comes over the session socket.
+      const res = await fetch("healthz", { headers: { accept: "application/json" } });
+      serverUp = res.ok && (res.headers.get("content-type") || "").includes("json") && (await res.json()).status === "ok";
     } catch (_) {
       serverUp = false;
     }
