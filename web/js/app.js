@@ -573,6 +573,7 @@ async function seek(step, opts = {}) {
   $("#pos").textContent = `step ${step + 1} / ${S.total}` + (sv ? ` · ${fmtMs(sv.time)}` : "");
   RT.lastSeekSync = performance.now() - t0;
   updateHash();
+  if (opts.state === false) return;
   return stateLoop();
 }
 
@@ -585,7 +586,7 @@ function stateLoop() {
   stateRunning = (async () => {
     try {
       for (;;) {
-        if (!S.run) return;
+        if (!S.run || S.playing) return; // a playback's frames patch the state
         const id = S.run.id;
         const step = S.step;
         let st;
@@ -695,7 +696,7 @@ function play() {
   $("#play").setAttribute("aria-label", "Pause");
   const id = S.run.id;
   const job = S.engine.play(id, from, Number($("#speed").value), (f) => {
-    if (S.playing === job && S.run && S.run.id === id) seek(f.step);
+    if (S.playing === job && S.run && S.run.id === id) applyFrame(f);
   });
   S.playing = job;
   job.promise.catch((err) => toast(err.message)).finally(() => {
@@ -703,10 +704,29 @@ function play() {
   });
 }
 
+// applyFrame moves the cursor to a frame's step and patches the inspector
+// with the fields the frame says changed: a playback asks for no state.
+function applyFrame(f) {
+  const st = S.state;
+  if (!st) return seek(f.step);
+  seek(f.step, { state: false });
+  const byGroup = new Map(st.groups.map((g) => [g.id, g]));
+  for (const g of st.groups) for (const fd of g.fields) fd.changed = false;
+  for (const c of f.changed) {
+    const fd = byGroup.get(c.group)?.fields.find((x) => x.name === c.name);
+    if (fd) Object.assign(fd, { value: c.value, unit: c.unit, changed: true });
+  }
+  S.state = { ...st, step: f.step, time: f.time, event: S.steps[f.step] || st.event };
+  renderState(S.state);
+}
+
 function stop() {
   const job = S.playing;
   S.playing = 0;
-  if (job) job.stop();
+  if (job) {
+    job.stop();
+    stateLoop(); // the whole state of the step the playback stopped at
+  }
   $("#play").innerHTML = PLAY_ICON;
   $("#play").setAttribute("aria-label", "Play");
 }
