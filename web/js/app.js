@@ -1037,9 +1037,9 @@ async function startSearch(e) {
   const t0 = performance.now();
   const job = S.engine.search(req, (p) => {
     const h0 = performance.now();
-    const frac = p.budget ? Math.min(1, (p.runs || p.states || 0) / p.budget) : p.fraction || 0;
+    const frac = Math.min(1, (p.runs || p.states) / p.budget);
     bar.style.width = (100 * frac).toFixed(1) + "%";
-    const secs = (p.elapsedMs ?? performance.now() - t0) / 1000;
+    const secs = (performance.now() - t0) / 1000; // the session's reports carry no time
     const rate = [];
     if (p.states) rate.push(`${fmtInt(p.states)} states (${fmtInt(p.states / Math.max(secs, 1e-3))}/s)`);
     if (p.runs) rate.push(`${fmtInt(p.runs)} runs (${fmtInt(p.runs / Math.max(secs, 1e-3))}/s)`);
@@ -1068,7 +1068,7 @@ async function startSearch(e) {
         $("#searchstatus").textContent = found + " It could not be loaded: " + err.message;
       }
     } else {
-      $("#searchstatus").textContent = res.cancelled ? `Cancelled after ${stats || "a moment"}.` : res.error ? `Search stopped: ${res.error}` : `${res.verdict} (${stats}).`;
+      $("#searchstatus").textContent = res.cancelled ? `Cancelled after ${stats || "a moment"}.` : res.error ? `Search stopped: ${res.error}` : res.timedOut ? `Stopped at its time budget: ${res.verdict} (${stats}).` : `${res.verdict} (${stats}).`;
     }
   } catch (err) {
     $("#searchstatus").textContent = err.message.includes("cancel") ? "Cancelled." : "Search failed: " + err.message;
