@@ -15,7 +15,7 @@
 //	steps         {run, from, limit}            StepsPage
 //	find          {run, step, kind, back}       Found: the next (back: previous) step of kind message, lock,
 //	                                            violation, choice, proc=P or "" (any), from the timeline's index
-//	state         {run, step}                   State: the state view with changed fields, properties, alternatives
+//	state         {run, step}                   State: the state view with changed fields, properties, the decisions
 //	alternatives  {run, step}                   []Alternative: each option not taken with its fork's spec
 //	fork          {run, step, choice, option}   scenario.Summary of the forked run, linked in the fork tree
 //	forks         {run}                         ForkNode: the fork tree holding run, from its root

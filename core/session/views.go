@@ -92,10 +92,12 @@ func Find(tl *timeline.Timeline, a FindArgs) (Found, error) {
 }
 
 // State is the inspector's view of a step: the state with the fields the
-// step changed flagged, the properties there, and the what-if options.
+// step changed flagged, the properties there, and the decisions made at
+// the step (without fork specs, whose schedules grow with the step: fork
+// takes an option by its index, alternatives lists the specs).
 type State struct {
 	timeline.StateView
-	Alternatives []Alternative `json:"alternatives"`
+	Alternatives []timeline.Alternative `json:"alternatives"`
 }
 
 // StateAt returns the state after a step.
@@ -116,7 +118,7 @@ func stateWith(tl *timeline.Timeline, step int, alternatives func(int) ([]timeli
 	if err != nil {
 		return State{}, err
 	}
-	return State{StateView: sv, Alternatives: withForks(tl, alts)}, nil
+	return State{StateView: sv, Alternatives: alts}, nil
 }
 
 // Alternative is a decision at a step with, for every option not taken,

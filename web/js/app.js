@@ -793,12 +793,12 @@ async function loadAlternatives(step) {
 function renderAlternatives(step, choices) {
   const blocks = [];
   choices.forEach((c, ci) => {
-    const opts = c.options.filter((o) => !o.picked && o.spec);
+    const opts = c.options.filter((o) => !o.picked);
     const taken = c.options.find((o) => o.picked);
     const d = c.domain;
     const took = d ? `${fmtNum(d.picked)} ${d.unit}` : taken ? taken.text : `option ${c.picked}`;
     blocks.push(h("p.taken", null, `${c.label || "choice"}: took `, h("b", null, took)));
-    if (d && opts.length) blocks.push(domainForm(step, c, ci, opts[0]));
+    if (d && opts.length) blocks.push(domainForm(step, c, ci));
     else blocks.push(h("ul", null, opts.map((o) => h("li", null, h("button", { type: "button", onclick: () => fork(step, ci, o) }, "Instead: ", o.text || `option ${o.index}`)))));
   });
   clear($("#whatif"), blocks.length ? blocks : h("p.muted", null, "No other option at this step."));
@@ -809,9 +809,9 @@ function fmtNum(v) {
 }
 
 // domainForm offers a drawn quantity's whole domain: its minimum, its
-// maximum, or a typed value (rounded to the model's resolution). The
-// fork's spec is a listed option's with its last choice replaced.
-function domainForm(step, c, ci, sample) {
+// maximum, or a typed value (rounded to the model's resolution), forked
+// by its option index.
+function domainForm(step, c, ci) {
   const d = c.domain;
   const id = `dom${c.choice}`;
   const input = h("input", { id, type: "number", min: d.min, max: d.max, step: d.step, value: d.picked, inputmode: "decimal" });
@@ -829,8 +829,7 @@ function domainForm(step, c, ci, sample) {
       msg.hidden = false;
       return;
     }
-    const spec = { ...sample.spec, schedule: [...sample.spec.schedule.slice(0, -1), k] };
-    fork(step, ci, { index: k, spec, text: `${c.label} = ${fmtNum(d.min + k * d.step)} ${d.unit}` });
+    fork(step, ci, { index: k, text: `${c.label} = ${fmtNum(d.min + k * d.step)} ${d.unit}` });
   };
   return h("form.domain", { onsubmit: (e) => { e.preventDefault(); go(Number(input.value)); } },
     h("label.field", { for: id }, `${c.label} (${d.unit}), ${fmtNum(d.min)}–${fmtNum(d.max)}`),
