@@ -120,11 +120,9 @@ func TestInstallServe(t *testing.T) {
 	}
 
 	// The page picks the server engine from engine.json, lists the
-	// catalog and creates its first run on the server. (It does not yet
-	// draw it: web/js's server engine still lays the diagram out in a
-	// local wasm engine, which an install without app.wasm cannot load;
-	// when the session protocol moves layout to the server, wait for
-	// __rt.firstDraw here too.)
+	// catalog, creates its first run on the server and draws it: the
+	// session socket lays the diagram out on the server, so an install
+	// without app.wasm has the whole debugger.
 	t.Run("page", func(t *testing.T) {
 		p := browser(t, 1280, 800)
 		p.open(base + "/")
@@ -133,6 +131,10 @@ func TestInstallServe(t *testing.T) {
 		}
 		p.wait("the catalog", `document.querySelectorAll("#scenarios button[data-id]").length === `+strconv.Itoa(len(scenarios)), 30*time.Second)
 		p.wait("a run created on the server", `__rt.S.run && /^r[0-9a-f]{20}$/.test(__rt.S.run.id)`, 30*time.Second)
+		p.wait("the diagram drawn", `__rt.firstDraw > 0`, 30*time.Second)
+		if errs := eval[[]string](p, `__rt.errors`); len(errs) > 0 {
+			t.Fatalf("page errors: %v", errs)
+		}
 	})
 }
 
