@@ -32,3 +32,12 @@ func (b buildOutput) Open(name string) (fs.File, error) {
 	}
 	return b.fsys.Open(name)
 }
+
+// Wasm is the build output to serve as the page's in-tab engine, or nil
+// when this binary was built without it (no `make wasm` first).
+func Wasm() fs.FS {
+	if !Built() {
+		return nil
+	}
+	return FS()
+}

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"flag"
 
-	"github.com/racetrack-sim/racetrack/cmd/internal/serve"
+	"github.com/racetrack-sim/racetrack/api/serve"
+	"github.com/racetrack-sim/racetrack/core/catalog"
+	"github.com/racetrack-sim/racetrack/static"
 )
 
 func serveCmd(ctx context.Context, e *env, args []string) int {
-	err := serve.Run(ctx, "racetrack serve", args, e.stderr, nil)
+	err := serve.Run(ctx, serve.Config{Registry: catalog.New(), Wasm: static.Wasm()}, "racetrack serve", args, e.stderr, nil)
 	var ue *serve.UsageError
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):

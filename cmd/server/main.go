@@ -15,36 +15,16 @@
 // page runs on the server engine only), or with -static DIR the files of
 // DIR. SIGINT or SIGTERM shut it down gracefully: requests in flight
 // finish, streams close with a going-away status, running searches are
-// kept in the store and resume on the next start.
+// kept in the store and resume on the next start. The whole of it is
+// package api/serve with the built-in catalog.
 package main
 
 import (
-	"context"
-	"errors"
-	"flag"
-	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
-
-	"github.com/racetrack-sim/racetrack/cmd/internal/serve"
+	"github.com/racetrack-sim/racetrack/api/serve"
+	"github.com/racetrack-sim/racetrack/core/catalog"
+	"github.com/racetrack-sim/racetrack/static"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	err := serve.Run(ctx, "server", os.Args[1:], os.Stderr, nil)
-	stop()
-	var ue *serve.UsageError
-	switch {
-	case err == nil:
-	case errors.Is(err, flag.ErrHelp):
-		os.Exit(0)
-	case errors.As(err, &ue):
-		fmt.Fprintln(os.Stderr, "server:", err)
-		os.Exit(2)
-	default:
-		fmt.Fprintln(os.Stderr, "server:", err)
-		os.Exit(1)
-	}
+	serve.Main("server", serve.Config{Registry: catalog.New(), Wasm: static.Wasm()})
 }

@@ -11,12 +11,17 @@ import (
 )
 
 // New returns the registry of every scenario.
-func New() *scenario.Registry {
-	return scenario.NewRegistry(
+func New() *scenario.Registry { return With() }
+
+// With returns the registry of every scenario plus extra: a model of
+// another module shown next to the built-in bugs. An id that is already
+// taken panics, like any malformed registry.
+func With(extra ...*scenario.Scenario) *scenario.Registry {
+	return scenario.NewRegistry(append([]*scenario.Scenario{
 		bank.Scenario(),
 		philo.Scenario(),
 		scylla.Scenario(),
 		tarantool.Scenario(),
 		vitess.Scenario(),
-	)
+	}, extra...)...)
 }

@@ -1,6 +1,20 @@
-// Package serve is the server's command line and startup, shared by
-// cmd/server and `racetrack serve`: flags, the store, the page's files,
-// listening, and the graceful shutdown on SIGINT/SIGTERM.
+// Package serve runs a Racetrack server for any registry of scenarios:
+// the v1 API, its WebSocket streams and the page, with the command line
+// (flags, the store, listening) and the graceful shutdown on SIGINT and
+// SIGTERM. cmd/server and `racetrack serve` are this package with the
+// built-in catalog; a model in another module gets the same server with a
+// main of a few lines (see the examples, and examples/ownmodel):
+//
+//	func main() {
+//		serve.Main("ownmodel", serve.Config{Registry: ownmodel.Registry()})
+//	}
+//
+// The page is served from this module (package web). Its in-tab wasm
+// engine must know the same scenarios as the server, so the wasm build
+// is the embedder's own: a js/wasm main that calls worker.Serve with the
+// same registry (package wasm/worker), built to app.wasm next to the Go
+// release's wasm_exec.js, handed over as Config.Wasm or with the -wasm
+// flag. Without one the page runs on the server engine only.
 package serve
 
 import (
@@ -8,30 +22,69 @@ import (
 	"embed"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	iofs "io/fs"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
+	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/racetrack-sim/racetrack/api"
-	"github.com/racetrack-sim/racetrack/core/catalog"
-	"github.com/racetrack-sim/racetrack/static"
+	"github.com/racetrack-sim/racetrack/core/scenario"
 	"github.com/racetrack-sim/racetrack/web"
 )
 
 // Usage is the one-line synopsis of the server's flags.
-const Usage = "[-addr HOST:PORT] [-data FILE] [-allow-origin PATTERNS] [-allowed-hosts NAMES] [-memory-budget SIZE] [-static DIR]"
+const Usage = "[-addr HOST:PORT] [-data FILE] [-allow-origin PATTERNS] [-allowed-hosts NAMES] [-memory-budget SIZE] [-max-run-steps N] [-static DIR] [-wasm DIR]"
+
+// Config is what a server binary fixes at build time; the command line
+// sets the rest.
+type Config struct {
+	// Registry is the scenarios the API and the page offer (required).
+	Registry *scenario.Registry
+	// Wasm holds the page's in-tab engine: app.wasm and wasm_exec.js at
+	// its root, app.wasm built from a js/wasm main that serves the same
+	// registry (worker.Serve). Nil, or no app.wasm in it: the page runs
+	// on the server engine only. The -wasm flag takes precedence.
+	Wasm iofs.FS
+}
+
+// Main is the whole of a server binary's main: it runs the server with
+// os.Args until SIGINT or SIGTERM and exits with status 0 (stopped, or
+// -h), 2 (a bad command line) or 1 (any other error). name is the
+// command's name in messages.
+func Main(name string, cfg Config) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := Run(ctx, cfg, name, os.Args[1:], os.Stderr, nil)
+	stop()
+	var ue *UsageError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		os.Exit(0)
+	case errors.As(err, &ue):
+		fmt.Fprintln(os.Stderr, name+":", err)
+		os.Exit(2)
+	default:
+		fmt.Fprintln(os.Stderr, name+":", err)
+		os.Exit(1)
+	}
+}
 
 // Run parses args (name is the command as the user typed it, for the
-// usage text), serves until ctx ends, then shuts down gracefully. ready,
-// if not nil, is called with the listening address. A -h is
-// flag.ErrHelp; stray arguments are an error.
-func Run(ctx context.Context, name string, args []string, logOut io.Writer, ready func(addr string)) error {
+// usage text), serves cfg's registry until ctx ends, then shuts down
+// gracefully. ready, if not nil, is called with the listening address.
+// A -h is flag.ErrHelp; a bad flag or a stray argument is a *UsageError.
+func Run(ctx context.Context, cfg Config, name string, args []string, logOut io.Writer, ready func(addr string)) error {
+	if cfg.Registry == nil {
+		return errors.New("serve: Config.Registry is required")
+	}
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(logOut)
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on")
@@ -41,6 +94,7 @@ func Run(ctx context.Context, name string, args []string, logOut io.Writer, read
 	memFlag := fs.String("memory-budget", "", "memory the server may use, e.g. 4GiB (default: a quarter of the machine's or the cgroup's memory); work that does not fit is refused")
 	staticDir := fs.String("static", "", "serve the browser app from this directory instead of the files built into the binary")
 	maxRunSteps := fs.Int("max-run-steps", 0, "the most steps a run may take (0: enough for every preset's defaults); below a preset's default it is an error")
+	wasmDir := fs.String("wasm", "", "serve the in-tab engine (app.wasm, wasm_exec.js) from this directory instead of the one built into the binary")
 	fs.Usage = func() {
 		out := fs.Output()
 		_, _ = io.WriteString(out, "usage: "+name+" "+Usage+"\n\nServes the v1 API, its session WebSocket and search streams, and the page.\n\n")
@@ -55,7 +109,13 @@ func Run(ctx context.Context, name string, args []string, logOut io.Writer, read
 	if fs.NArg() > 0 {
 		return &UsageError{Msg: "unexpected argument " + quote(fs.Arg(0))}
 	}
-
+	wasm := cfg.Wasm
+	if *wasmDir != "" {
+		if _, err := os.Stat(filepath.Join(*wasmDir, "app.wasm")); err != nil {
+			return &UsageError{Msg: "-wasm " + quote(*wasmDir) + ": no app.wasm there"}
+		}
+		wasm = os.DirFS(*wasmDir)
+	}
 	budget, err := memoryBudget(*memFlag)
 	if err != nil {
 		return &UsageError{Msg: "-memory-budget: " + err.Error()}
@@ -63,6 +123,15 @@ func Run(ctx context.Context, name string, args []string, logOut io.Writer, read
 	debug.SetMemoryLimit(int64(float64(budget) * gcShare))
 
 	logger := slog.New(slog.NewTextHandler(logOut, nil))
+	var files []iofs.FS
+	if *staticDir != "" {
+		files = []iofs.FS{os.DirFS(*staticDir)}
+	} else {
+		if !HasWasm(wasm) {
+			logger.Info("no app.wasm to serve: the page runs on the server engine only (build the wasm engine and pass it with -wasm DIR, or `make wasm` and build again)")
+		}
+		files = Files(wasm)
+	}
 	store, err := api.OpenStore(*data)
 	if err != nil {
 		return err
@@ -70,14 +139,14 @@ func Run(ctx context.Context, name string, args []string, logOut io.Writer, read
 	defer store.Close()
 
 	srv, err := api.New(api.Config{
-		Registry:     catalog.New(),
+		Registry:     cfg.Registry,
 		Store:        store,
 		Logger:       logger,
 		AllowOrigins: splitList(*allow),
 		AllowedHosts: append(splitList(*hosts), bindHost(*addr)...),
 		MemoryBudget: int64(float64(budget) * workShare),
 		HeapLimit:    int64(float64(budget) * heapShare),
-		Static:       Files(*staticDir, static.Built(), logger),
+		Static:       files,
 		MaxRunSteps:  *maxRunSteps,
 	})
 	if err != nil {
@@ -152,29 +221,33 @@ func bindHost(addr string) []string {
 	return []string{host}
 }
 
-// noWasm holds the engine.json served by a binary that carries no wasm
-// build (a plain `go install`): "engine": "server" makes the page use the
-// server without probing for app.wasm, and "wasm": false says the in-tab
-// engine cannot load here.
+// noWasm holds the engine.json served when there is no wasm build:
+// "engine": "server" makes the page use the server without probing for
+// app.wasm, and "wasm": false says the in-tab engine cannot load here.
 //
 //go:embed nowasm/engine.json
 var noWasm embed.FS
 
-// Files are the page's files: a directory given on the command line, or
-// the ones built into the binary. When the binary holds no wasm build,
-// engine.json says so (nowasm/engine.json) ahead of web/engine.json, so the
-// page runs on the server engine instead of failing to load app.wasm.
-func Files(dir string, wasmBuilt bool, logger *slog.Logger) []iofs.FS {
-	if dir != "" {
-		return []iofs.FS{os.DirFS(dir)}
+// HasWasm reports whether wasm holds an app.wasm to serve.
+func HasWasm(wasm iofs.FS) bool {
+	if wasm == nil {
+		return false
 	}
-	if !wasmBuilt {
-		logger.Info("this binary holds no app.wasm: the page runs on the server engine only (`make wasm`, then build again, to embed the in-tab engine)")
+	_, err := iofs.Stat(wasm, "app.wasm")
+	return err == nil
+}
+
+// Files are the page's files in the order the server searches them: the
+// page of package web, then the wasm build. Without a wasm build
+// (HasWasm false), engine.json says so ahead of web's, so the page runs
+// on the server engine instead of failing to load app.wasm.
+func Files(wasm iofs.FS) []iofs.FS {
+	if !HasWasm(wasm) {
 		sub, err := iofs.Sub(noWasm, "nowasm")
 		if err != nil {
 			panic(err) // the embedded directory is part of this package
 		}
-		return []iofs.FS{sub, web.Files, static.FS()}
+		return []iofs.FS{sub, web.Files}
 	}
-	return []iofs.FS{web.Files, static.FS()}
+	return []iofs.FS{web.Files, wasm}
 }

@@ -7,16 +7,20 @@ import (
 	"flag"
 	"io"
 	iofs "io/fs"
-	"log/slog"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/coder/websocket"
 
+	"github.com/racetrack-sim/racetrack/core/bank"
+	"github.com/racetrack-sim/racetrack/core/catalog"
+	"github.com/racetrack-sim/racetrack/core/scenario"
 	"github.com/racetrack-sim/racetrack/static"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -24,6 +28,8 @@ import (
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func builtin() Config { return Config{Registry: catalog.New(), Wasm: static.Wasm()} }
 
 // syncBuffer collects the server's log.
 type syncBuffer struct {
@@ -53,7 +59,7 @@ func start(t *testing.T, data string, extra ...string) (string, func() error) {
 	var log syncBuffer
 	go func() {
 		args := append([]string{"-addr", "127.0.0.1:0", "-data", data}, extra...)
-		done <- Run(ctx, "server", args, &log, func(a string) { addrs <- a })
+		done <- Run(ctx, builtin(), "server", args, &log, func(a string) { addrs <- a })
 	}()
 	select {
 	case a := <-addrs:
@@ -115,18 +121,18 @@ func TestGracefulShutdownAndRestart(t *testing.T) {
 
 func TestBadCommandLine(t *testing.T) {
 	for _, args := range [][]string{{"-nope"}, {"stray"}, {"-addr", "127.0.0.1:0", "extra"}} {
-		err := Run(context.Background(), "server", args, io.Discard, nil)
+		err := Run(context.Background(), builtin(), "server", args, io.Discard, nil)
 		var ue *UsageError
 		assert.ErrorAs(t, err, &ue, "%q", args)
 	}
-	assert.ErrorIs(t, Run(context.Background(), "server", []string{"-h"}, io.Discard, nil), flag.ErrHelp)
+	assert.ErrorIs(t, Run(context.Background(), builtin(), "server", []string{"-h"}, io.Discard, nil), flag.ErrHelp)
 }
 
 // TestWithoutWasmBuild: a binary that carries no app.wasm (a plain go
 // install) still serves the page, and its engine.json tells the page to
 // use the server engine.
 func TestWithoutWasmBuild(t *testing.T) {
-	fss := Files("", false, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	fss := Files(nil)
 	b, err := iofs.ReadFile(fss[0], "engine.json")
 	require.NoError(t, err)
 	var eng struct {
@@ -146,7 +152,7 @@ func TestWithoutWasmBuild(t *testing.T) {
 		}
 		assert.True(t, found, "%s is served", name)
 	}
-	withWasm := Files("", true, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	withWasm := Files(fstest.MapFS{"app.wasm": {Data: []byte("\x00asm")}})
 	b, err = iofs.ReadFile(withWasm[0], "engine.json")
 	require.NoError(t, err)
 	assert.Contains(t, string(b), `"auto"`, "with a wasm build the page picks its engine as before")
@@ -156,7 +162,7 @@ func TestWithoutWasmBuild(t *testing.T) {
 // a shipped preset's defaults stops the server at startup, naming the
 // preset; the default limit admits every preset.
 func TestRunLimitBelowAPresetIsAConfigError(t *testing.T) {
-	err := Run(context.Background(), "server", []string{"-addr", "127.0.0.1:0", "-data", filepath.Join(t.TempDir(), "s.db"), "-max-run-steps", "500000"}, io.Discard, nil)
+	err := Run(context.Background(), builtin(), "server", []string{"-addr", "127.0.0.1:0", "-data", filepath.Join(t.TempDir(), "s.db"), "-max-run-steps", "500000"}, io.Discard, nil)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "scylla-mv-backlog/steady-hot-shard")
 	base, stop := start(t, filepath.Join(t.TempDir(), "server.db"))
@@ -225,8 +231,50 @@ func TestSecondServerOnTheSameDataSaysItIsLocked(t *testing.T) {
 	_, stop := start(t, data)
 	defer func() { require.NoError(t, stop()) }()
 	var log syncBuffer
-	err := Run(context.Background(), "server", []string{"-addr", "127.0.0.1:0", "-data", data}, &log, nil)
+	err := Run(context.Background(), builtin(), "server", []string{"-addr", "127.0.0.1:0", "-data", data}, &log, nil)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "locked by another process")
 	assert.NotContains(t, err.Error(), "timeout")
+}
+
+// TestServesItsOwnRegistryAndWasm: a server built for another registry
+// lists only its scenarios and serves the wasm build it was given (the
+// -wasm directory over Config.Wasm), never the one this module embeds.
+func TestServesItsOwnRegistryAndWasm(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "app.wasm"), []byte("\x00asm-from-the-flag"), 0o644))
+	cfg := Config{Registry: scenario.NewRegistry(bank.Scenario()), Wasm: fstest.MapFS{"app.wasm": {Data: []byte("\x00asm-from-config")}}}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{{nil, "\x00asm-from-config"}, {[]string{"-wasm", dir}, "\x00asm-from-the-flag"}} {
+		ctx, cancel := context.WithCancel(context.Background())
+		addrs, done := make(chan string, 1), make(chan error, 1)
+		go func() {
+			args := append([]string{"-addr", "127.0.0.1:0", "-data", filepath.Join(t.TempDir(), "s.db")}, c.args...)
+			done <- Run(ctx, cfg, "bank", args, io.Discard, func(a string) { addrs <- a })
+		}()
+		base := "http://" + <-addrs
+		get := func(p string) string {
+			res, err := http.Get(base + p)
+			require.NoError(t, err)
+			defer res.Body.Close()
+			b, _ := io.ReadAll(res.Body)
+			require.Equal(t, http.StatusOK, res.StatusCode, "%s: %s", p, b)
+			return string(b)
+		}
+		var list []struct{ ID string }
+		require.NoError(t, json.Unmarshal([]byte(get("/api/v1/scenarios")), &list))
+		assert.Equal(t, []struct{ ID string }{{"bank-overdraft"}}, list)
+		assert.Equal(t, c.want, get("/app.wasm"), "%q", c.args)
+		assert.Contains(t, get("/engine.json"), `"auto"`, "with a wasm build the page picks its engine")
+		cancel()
+		require.NoError(t, <-done)
+		http.DefaultClient.CloseIdleConnections()
+	}
+	err := Run(context.Background(), cfg, "bank", []string{"-wasm", t.TempDir()}, io.Discard, nil)
+	var ue *UsageError
+	require.ErrorAs(t, err, &ue)
+	assert.Contains(t, err.Error(), "no app.wasm")
+	assert.Error(t, Run(context.Background(), Config{}, "bank", nil, io.Discard, nil), "a nil registry")
 }
