@@ -10,7 +10,7 @@ WASMDIR   := $(GOROOT)/lib/wasm
 ADDR      ?= 127.0.0.1:8080
 GOSRC     := $(shell find core wasm -name '*.go' 2>/dev/null) go.mod
 
-.PHONY: run test wasm vet test-native test-wasm test-cli vulncheck bench clean
+.PHONY: run test wasm vet test-native test-wasm test-cli test-examples vulncheck bench clean
 
 wasm: static/app.wasm static/wasm_exec.js
 
@@ -40,7 +40,12 @@ test-wasm:
 test-cli:
 	bash .ci/verify
 
-test: wasm vet test-native test-wasm test-cli
+# examples/ownmodel is a module of its own: go test ./... at the root
+# does not reach it.
+test-examples:
+	cd examples/ownmodel && $(GO) vet ./... && GOOS=js GOARCH=wasm $(GO) vet . ./cmd/wasm && $(GO) test ./...
+
+test: wasm vet test-native test-wasm test-cli test-examples
 
 # govulncheck with a database built offline from the golang.org/x/vulndb
 # module (.ci/vulncheck); CI runs it after make test.
