@@ -171,7 +171,9 @@ var properties = sim.Props[*Lease]{
 		func(_ *sim.World, l *Lease) string { return l.Clobbered }),
 	sim.Sometimes(StaleHolder, "client2 holds the lease while client1 still believes it does: the situation the stale write needs",
 		func(_ *sim.World, l *Lease) bool { return l.Holder == 2 && l.Believes[1] },
-		func(_ *sim.World, l *Lease) string { return "client1 checked token 1; client2 holds token " + strconv.Itoa(l.Token[2]) }),
+		func(_ *sim.World, l *Lease) string {
+			return "client1 checked token 1; client2 holds token " + strconv.Itoa(l.Token[2])
+		}),
 }
 
 // Properties binds the properties for one world.
