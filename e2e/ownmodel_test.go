@@ -23,11 +23,11 @@ import (
 // The example model's facts the page must show: its scenario, its
 // property, and the step of the shortest stale write (client1 checks,
 // the lease expires, client2 is granted token 2 and writes, client1
-// writes: the fifth step, index 4).
+// writes after its 3 steps of pause: the eighth step, index 7).
 const (
 	ownID       = "ownmodel"
 	ownProperty = "no-stale-write"
-	ownBFSStep  = 4
+	ownBFSStep  = 7
 )
 
 // TestOwnModel holds examples/ownmodel to what the README promises a

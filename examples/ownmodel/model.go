@@ -23,6 +23,7 @@ import (
 type Lease struct {
 	// Configuration, fixed by New.
 	fencing bool
+	pause   int
 
 	// The lease service: who holds the lease (0: nobody), the last token
 	// it granted.
@@ -31,6 +32,8 @@ type Lease struct {
 	// the lease valid and has not written yet.
 	Token    [3]int
 	Believes [3]bool
+	// Paused counts client1's steps of pause so far.
+	Paused int
 	// The storage: the token of the write it holds, whose it is, and the
 	// highest token it has accepted.
 	Stored, StoredBy, Highest int
@@ -38,8 +41,9 @@ type Lease struct {
 	Clobbered string
 }
 
-// New builds the model; fencing selects the fixed variant.
-func New(fencing bool) *Lease { return &Lease{fencing: fencing} }
+// New builds the model: client1 pauses for pause steps between its check
+// and its write; fencing selects the fixed variant.
+func New(pause int, fencing bool) *Lease { return &Lease{pause: pause, fencing: fencing} }
 
 // Processes, in the order Init adds them.
 const (
@@ -63,47 +67,50 @@ func (l *Lease) Init(w *sim.World) {
 // Program counters.
 const (
 	pcCheck = iota // client1: check the lease
-	pcWrite        // client1: write with its token
-	pcDone
+	pcPause        // client1: paused (a GC pause, a slow disk)
+	pcWrite        // client1: write with its token, and end
 )
 
 const (
-	pcExpire = iota // lease clock: expire client1's lease
-	pcStop
+	pcExpire = iota // lease clock: expire client1's lease, and end
 )
 
 const (
 	pcAcquire = iota // client2: ask for the lease
-	pcWrite2         // client2: write with its token
-	pcDone2
+	pcWrite2         // client2: write with its token, and end
 )
 
 var client1 = sim.Program[*Lease]{
 	pcCheck: {In: "work", Says: "checks its lease", Do: func(l *Lease, w *sim.World, p *sim.Proc) sim.Action {
 		if l.Holder != 1 {
-			p.PC = pcDone
-			return sim.Local("lease lost: gives up", 0)
+			return sim.Exit("lease lost: gives up")
 		}
 		l.Believes[1] = true
-		p.PC = pcWrite
+		p.PC = pcPause
+		if l.pause == 0 {
+			p.PC = pcWrite
+		}
 		return sim.Local("lease valid (token 1)", 0)
 	}},
-	pcWrite: {In: "work", Says: "writes with token 1 (after a pause)", Do: func(l *Lease, w *sim.World, p *sim.Proc) sim.Action {
-		p.PC = pcDone
-		return l.write(1)
+	pcPause: {In: "work", Says: "is paused", Do: func(l *Lease, w *sim.World, p *sim.Proc) sim.Action {
+		l.Paused++
+		if l.Paused == l.pause {
+			p.PC = pcWrite
+		}
+		return sim.Local("paused "+strconv.Itoa(l.Paused)+"/"+strconv.Itoa(l.pause), 0)
 	}},
-	pcDone: {In: "done", Says: "leaves", Do: func(*Lease, *sim.World, *sim.Proc) sim.Action { return sim.Exit("done") }},
+	pcWrite: {In: "work", Says: "writes with token 1", Do: func(l *Lease, w *sim.World, p *sim.Proc) sim.Action {
+		return sim.Exit(l.write(1))
+	}},
 }
 
 var clock = sim.Program[*Lease]{
 	pcExpire: {In: "lease service", Says: "expires client1's lease", Do: func(l *Lease, w *sim.World, p *sim.Proc) sim.Action {
-		p.PC = pcStop
 		if l.Holder == 1 {
 			l.Holder = 0
 		}
-		return sim.Local("lease of client1 expires", 0)
+		return sim.Exit("lease of client1 expires")
 	}},
-	pcStop: {In: "done", Says: "stops", Do: func(*Lease, *sim.World, *sim.Proc) sim.Action { return sim.Exit("done") }},
 }
 
 var client2 = sim.Program[*Lease]{
@@ -117,24 +124,23 @@ var client2 = sim.Program[*Lease]{
 		return sim.Local("granted token "+strconv.Itoa(l.Granted), 0)
 	}},
 	pcWrite2: {In: "work", Says: "writes with its token", Do: func(l *Lease, w *sim.World, p *sim.Proc) sim.Action {
-		p.PC = pcDone2
-		return l.write(2)
+		return sim.Exit(l.write(2))
 	}},
-	pcDone2: {In: "done", Says: "leaves", Do: func(*Lease, *sim.World, *sim.Proc) sim.Action { return sim.Exit("done") }},
 }
 
-// write is client c's write as the storage takes it.
-func (l *Lease) write(c int) sim.Action {
+// write is client c's write as the storage takes it; it returns the
+// step's label.
+func (l *Lease) write(c int) string {
 	token := l.Token[c]
 	l.Believes[c] = false
 	if l.fencing && token < l.Highest {
-		return sim.Local(fmt.Sprintf("storage refuses token %d < %d", token, l.Highest), 0)
+		return fmt.Sprintf("storage refuses token %d < %d", token, l.Highest)
 	}
 	if token < l.Highest && l.Clobbered == "" {
 		l.Clobbered = fmt.Sprintf("client%d's write (token %d) overwrote client%d's (token %d) after its lease expired", c, token, l.StoredBy, l.Stored)
 	}
 	l.Stored, l.StoredBy, l.Highest = token, c, max(l.Highest, token)
-	return sim.Local(fmt.Sprintf("storage takes token %d", token), 0)
+	return fmt.Sprintf("storage takes token %d", token)
 }
 
 func (l *Lease) program(p *sim.Proc) sim.Program[*Lease] {
@@ -194,7 +200,7 @@ func (l *Lease) Clone() sim.Model {
 
 // Hash folds everything that decides what happens next.
 func (l *Lease) Hash(h *sim.Hasher) {
-	for _, v := range []int{l.Holder, l.Granted, l.Token[1], l.Token[2], l.Stored, l.StoredBy, l.Highest} {
+	for _, v := range []int{l.Holder, l.Granted, l.Token[1], l.Token[2], l.Paused, l.Stored, l.StoredBy, l.Highest} {
 		h.Int(v)
 	}
 	h.Bool(l.Believes[1])
@@ -246,9 +252,12 @@ func Scenario() *scenario.Scenario {
 			{ID: "two-clients", Title: "Two clients, one lease", Story: "Every step is a scheduling choice.",
 				Params: map[string]any{}, MaxTime: 1000, MaxSteps: 1000, Property: NoStaleWrite, Reach: StaleHolder},
 		},
+		Params: []scenario.Param{
+			scenario.IntParam("pause", 3, 0, 50, "steps", "how long client1 stays paused between its check and its write"),
+		},
 		Properties: properties.Info(),
-		New: func(variant string, _ scenario.Values) (sim.Model, error) {
-			return New(variant == "fencing"), nil
+		New: func(variant string, v scenario.Values) (sim.Model, error) {
+			return New(v.Int("pause"), variant == "fencing"), nil
 		},
 	}
 }

@@ -17,16 +17,17 @@ func spec(variant string) scenario.RunSpec {
 	return scenario.RunSpec{Scenario: ownmodel.Scenario().ID, Variant: variant}
 }
 
-// TestUnfencedWriteClobbers: random schedules find the stale write, and
-// breadth-first search finds the shortest one: client1 checks, the lease
-// expires, client2 is granted token 2 and writes, client1 writes.
+// TestUnfencedWriteClobbers: random schedules find the stale write at
+// the rate measured over seeds 1-200, and breadth-first search finds the
+// shortest one: client1 checks its lease, the lease expires, client2 is
+// granted token 2 and writes, and client1, after its 3 steps of pause,
+// writes with token 1 at the eighth step (index 7).
 func TestUnfencedWriteClobbers(t *testing.T) {
-	if n := modeltest.Sweep(t, reg, spec("unfenced"), modeltest.Seeds(1, 100)).Count(ownmodel.NoStaleWrite); n == 0 {
-		t.Fatal("no seed of 100 shows the stale write")
-	}
+	modeltest.Sweep(t, reg, spec("unfenced"), modeltest.Seeds(1, 200)).
+		Expect(t, modeltest.Rate{K: 60, N: 200, First: 1}, ownmodel.NoStaleWrite)
 	r := modeltest.Search(t, reg, spec("unfenced"), check.BFS, ownmodel.NoStaleWrite)
-	if !r.Found || !strings.Contains(r.Violation, "client1's write (token 1) overwrote client2's (token 2)") {
-		t.Fatalf("bfs found %v: %q", r.Found, r.Violation)
+	if !r.Found || r.Step != 7 || !strings.Contains(r.Violation, "client1's write (token 1) overwrote client2's (token 2)") {
+		t.Fatalf("bfs found %v at step %d: %q", r.Found, r.Step, r.Violation)
 	}
 	run, err := reg.Execute(*r.Counterexample, scenario.Options{})
 	if err != nil || !run.World.Violated(ownmodel.NoStaleWrite) {
