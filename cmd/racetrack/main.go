@@ -6,6 +6,7 @@
 //	racetrack verify -scenario vitess-messager -preset lock-level -variant fixed -exhaustive bfs
 //	racetrack export -format chrome -o trace.json -spec @spec.json
 //	racetrack serve -addr 127.0.0.1:8080
+//	racetrack new model lease -module example.com/lease
 //
 // The exit status says what was found (see exitCodes), so a CI step
 // fails on a violation the way `go test` fails on a failing test.
@@ -56,6 +57,7 @@ Commands:
   export   write a run as chrome (Perfetto), shiviz, json or svg
   serve    serve the API and the debugger page
   list     list the scenarios, presets, variants and properties
+  new      new model NAME: write a Go module holding a model of your own
 
 Flags:
   -version  print the version and exit
@@ -75,6 +77,7 @@ var commands = []command{
 	{"export", exportCmd},
 	{"serve", serveCmd},
 	{"list", listCmd},
+	{"new", newCmd},
 }
 
 // env is where a command writes, and the clock it names store folders by.

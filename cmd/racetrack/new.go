@@ -1,0 +1,148 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	iofs "io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime/debug"
+	"strings"
+	"text/template"
+)
+
+// skeleton is the module `racetrack new model` writes: the files of
+// examples/ownmodel with its name and module path as template fields
+// (TestNewModelIsTheExample keeps the two the same).
+//
+//go:embed skeleton
+var skeleton embed.FS
+
+// modelName is a model's name: its package, its directory and its
+// scenario id.
+var modelName = regexp.MustCompile(`^[a-z][a-z0-9]{0,39}$`)
+
+// modulePath is what `racetrack new` accepts as a module path: slash-
+// separated elements of letters, digits and .-_~ (the go command checks
+// the rest when it builds).
+var modulePath = regexp.MustCompile(`^[A-Za-z0-9_~-][A-Za-z0-9._~-]*(/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)*$`)
+
+func newCmd(_ context.Context, e *env, args []string) int {
+	fs := newFlags("new", "model NAME [-module PATH] [-dir DIR] [-replace DIR]",
+		"Writes a Go module holding a model of your own: the model with its properties, its scenario,\n"+
+			"its test on core/modeltest, a server main and a wasm main that show it in the page next to\n"+
+			"the built-in bugs. NAME is the package and the scenario id (lower-case letters and digits).")
+	modPath := fs.String("module", "", "the module path (default NAME)")
+	dir := fs.String("dir", "", "the directory to create (default NAME); it must not exist or be empty")
+	replace := fs.String("replace", "", "build against the Racetrack checkout at this directory (a replace directive)")
+	if len(args) == 0 || args[0] != "model" {
+		fmt.Fprintln(e.stderr, "racetrack new: want `racetrack new model NAME [flags]`")
+		fs.SetOutput(e.stderr)
+		fs.Usage()
+		return exitUsage
+	}
+	if len(args) < 2 || strings.HasPrefix(args[1], "-") {
+		if len(args) > 1 && (args[1] == "-h" || args[1] == "-help") {
+			fs.SetOutput(e.stdout)
+			fs.Usage()
+			return exitHolds
+		}
+		return fail(e, "new", exitUsage, errors.New("model: the NAME is missing (racetrack new model NAME)"))
+	}
+	name := args[1]
+	if code := parse(fs, e, args[2:]); code >= 0 {
+		return code
+	}
+	if !modelName.MatchString(name) {
+		return fail(e, "new", exitUsage, fmt.Errorf("NAME %q: lower-case letters and digits, starting with a letter, at most 40", name))
+	}
+	if *modPath == "" {
+		*modPath = name
+	}
+	if len(*modPath) > 200 || !modulePath.MatchString(*modPath) {
+		return fail(e, "new", exitUsage, fmt.Errorf("-module %q: not a module path (elements of letters, digits and .-_~ between slashes)", *modPath))
+	}
+	if *dir == "" {
+		*dir = name
+	}
+	if *replace != "" {
+		abs, err := filepath.Abs(*replace)
+		if err != nil {
+			return fail(e, "new", exitUsage, fmt.Errorf("-replace: %w", err))
+		}
+		if _, err := os.Stat(filepath.Join(abs, "go.mod")); err != nil {
+			return fail(e, "new", exitUsage, fmt.Errorf("-replace %q: no go.mod there", *replace))
+		}
+		*replace = abs
+	}
+	files, err := renderSkeleton(skeletonData{Name: name, Module: *modPath, Version: moduleVersion(), Replace: *replace})
+	if err != nil {
+		return fail(e, "new", exitFailure, err)
+	}
+	if err := writeModule(*dir, files); err != nil {
+		return fail(e, "new", exitUsage, err)
+	}
+	fmt.Fprintf(e.stdout, "wrote %s (module %s); next:\n  cd %s && go mod tidy && go test ./...\n", *dir, *modPath, *dir)
+	return exitHolds
+}
+
+type skeletonData struct {
+	Name, Module, Version, Replace string
+}
+
+// renderSkeleton returns the module's files by path (slash-separated).
+func renderSkeleton(d skeletonData) (map[string][]byte, error) {
+	out := map[string][]byte{}
+	err := iofs.WalkDir(skeleton, "skeleton", func(p string, de iofs.DirEntry, err error) error {
+		if err != nil || de.IsDir() {
+			return err
+		}
+		text, err := iofs.ReadFile(skeleton, p)
+		if err != nil {
+			return err
+		}
+		t, err := template.New(p).Delims("«", "»").Option("missingkey=error").Parse(string(text))
+		if err != nil {
+			return err
+		}
+		var b bytes.Buffer
+		if err := t.Execute(&b, d); err != nil {
+			return err
+		}
+		out[strings.TrimSuffix(strings.TrimPrefix(p, "skeleton/"), ".tmpl")] = b.Bytes()
+		return nil
+	})
+	return out, err
+}
+
+// writeModule creates dir (which must not exist, or be empty) and the
+// files in it.
+func writeModule(dir string, files map[string][]byte) error {
+	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
+		return fmt.Errorf("-dir %q: exists and is not empty", dir)
+	}
+	for p, b := range files {
+		path := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// moduleVersion is the Racetrack version the new module requires: this
+// binary's when it was built from a released module, else v0.0.0 (build
+// with -replace).
+func moduleVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && strings.HasPrefix(bi.Main.Version, "v") && !strings.Contains(bi.Main.Version, "+") {
+		return bi.Main.Version
+	}
+	return "v0.0.0"
+}

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestNewModelIsTheExample: the module `racetrack new model` writes is
+// examples/ownmodel with another name, so the example's tests (make
+// test-examples, e2e's TestOwnModel) hold the skeleton too.
+func TestNewModelIsTheExample(t *testing.T) {
+	files, err := renderSkeleton(skeletonData{Name: "ownmodel", Module: "github.com/racetrack-sim/racetrack/examples/ownmodel", Version: "v0.0.0"})
+	require.NoError(t, err)
+	for _, p := range []string{"model.go", "model_test.go", "cmd/server/main.go", "cmd/wasm/main.go"} {
+		want, err := os.ReadFile(filepath.Join("..", "..", "examples", "ownmodel", filepath.FromSlash(p)))
+		require.NoError(t, err)
+		assert.Equal(t, string(want), string(files[p]), "skeleton/%s.tmpl is not examples/ownmodel/%s with its name", p, p)
+	}
+	assert.Contains(t, string(files["go.mod"]), "module github.com/racetrack-sim/racetrack/examples/ownmodel\n")
+	assert.NotContains(t, string(files["go.mod"]), "replace", "no replace unless asked")
+}
+
+// TestNewModelBuildsAndPasses writes a module under another name and
+// module path against this checkout, then builds its two mains and
+// passes its tests, offline (the module cache is shared; go.sum is the
+// example's).
+func TestNewModelBuildsAndPasses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a module")
+	}
+	dir := filepath.Join(t.TempDir(), "lease")
+	code, out, errOut := racetrack(t, "new", "model", "lease", "-module", "example.com/lease", "-dir", dir, "-replace", "../..")
+	require.Equal(t, exitHolds, code, "%s%s", out, errOut)
+	assert.Contains(t, out, "go mod tidy")
+	sum, err := os.ReadFile("../../examples/ownmodel/go.sum")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644))
+	modcache := strings.TrimSpace(string(goOut(t, "", nil, "env", "GOMODCACHE")))
+	env := []string{"GOMODCACHE=" + modcache, "GOPROXY=off", "GOFLAGS=-mod=mod", "GOWORK=off"}
+	test := string(goOut(t, dir, env, "test", "-count=1", "./..."))
+	assert.Contains(t, test, "ok  \texample.com/lease\t")
+	goOut(t, dir, env, "build", "-o", os.DevNull, "./cmd/server")
+	goOut(t, dir, append(env, "GOOS=js", "GOARCH=wasm"), "build", "-o", os.DevNull, "./cmd/wasm")
+	src, err := os.ReadFile(filepath.Join(dir, "model.go"))
+	require.NoError(t, err)
+	assert.Contains(t, string(src), "package lease\n")
+	assert.Contains(t, string(src), `ID:      "lease",`)
+
+	code, _, errOut = racetrack(t, "new", "model", "lease", "-dir", dir)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, "not empty")
+}
+
+func TestNewModelBadInput(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"new"}, "racetrack new model NAME"},
+		{[]string{"new", "model"}, "NAME is missing"},
+		{[]string{"new", "model", "Lease"}, `NAME "Lease"`},
+		{[]string{"new", "model", "my-model"}, `NAME "my-model"`},
+		{[]string{"new", "model", "lease", "-module", "a b"}, `-module "a b"`},
+		{[]string{"new", "model", "lease", "-module", "/abs"}, `-module "/abs"`},
+		{[]string{"new", "model", "lease", "-replace", "/nonexistent"}, "no go.mod"},
+		{[]string{"new", "model", "lease", "stray"}, "unexpected argument"},
+	} {
+		code, _, errOut := racetrack(t, c.args...)
+		assert.Equal(t, exitUsage, code, "%q", c.args)
+		assert.Contains(t, errOut, c.want, "%q", c.args)
+	}
+}
+
+// goOut runs the go command in dir and returns its output.
+func goOut(t *testing.T, dir string, env []string, args ...string) []byte {
+	t.Helper()
+	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "go %s:\n%s", strings.Join(args, " "), out)
+	return out
+}
