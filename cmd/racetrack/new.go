@@ -79,7 +79,8 @@ func newCmd(_ context.Context, e *env, args []string) int {
 		}
 		*replace = abs
 	}
-	files, err := renderSkeleton(skeletonData{Name: name, Module: *modPath, Version: moduleVersion(), Replace: *replace})
+	version := moduleVersion()
+	files, err := renderSkeleton(skeletonData{Name: name, Module: *modPath, Version: version, Replace: *replace})
 	if err != nil {
 		return fail(e, "new", exitFailure, err)
 	}
@@ -87,6 +88,10 @@ func newCmd(_ context.Context, e *env, args []string) int {
 		return fail(e, "new", exitUsage, err)
 	}
 	fmt.Fprintf(e.stdout, "wrote %s (module %s); next:\n  cd %s && go mod tidy && go test ./...\n", *dir, *modPath, *dir)
+	if version == devVersion && *replace == "" {
+		fmt.Fprintf(e.stdout, "this racetrack is a development build, so go.mod requires github.com/racetrack-sim/racetrack %s:\n"+
+			"set a released version there, or write the module again with -replace DIR (a checkout of Racetrack)\n", devVersion)
+	}
 	return exitHolds
 }
 
@@ -144,5 +149,8 @@ func moduleVersion() string {
 	if bi, ok := debug.ReadBuildInfo(); ok && strings.HasPrefix(bi.Main.Version, "v") && !strings.Contains(bi.Main.Version, "+") {
 		return bi.Main.Version
 	}
-	return "v0.0.0"
+	return devVersion
 }
+
+// devVersion is what a development build of racetrack requires.
+const devVersion = "v0.0.0"

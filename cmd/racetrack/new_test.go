@@ -52,6 +52,10 @@ func TestNewModelBuildsAndPasses(t *testing.T) {
 	assert.Contains(t, string(src), "package lease\n")
 	assert.Contains(t, string(src), `ID:      "lease",`)
 
+	code, out, _ = racetrack(t, "new", "model", "other", "-dir", filepath.Join(t.TempDir(), "other"))
+	require.Equal(t, exitHolds, code)
+	assert.Contains(t, out, "development build", "a test binary is not a released module: it says how to build the module")
+
 	code, _, errOut = racetrack(t, "new", "model", "lease", "-dir", dir)
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, errOut, "not empty")
