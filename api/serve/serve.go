@@ -6,7 +6,7 @@
 // main of a few lines (see the examples, and examples/ownmodel):
 //
 //	func main() {
-//		serve.Main("ownmodel", serve.Config{Registry: ownmodel.Registry()})
+//		serve.Main("ownmodel", serve.Config{Registry: catalog.With(ownmodel.Scenario())})
 //	}
 //
 // The page is served from this module (package web). Its in-tab wasm
