@@ -1,6 +1,7 @@
 package check
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -193,4 +194,26 @@ func (c *PCTChooser) Choose(ch *sim.Choice) int {
 // finds a bug of depth d among n processes and k scheduling steps.
 func PCTBound(n, k, d int) float64 {
 	return 1 / (float64(n) * math.Pow(float64(k), float64(d-1)))
+}
+
+// StartAt makes a random or pct search begin at run first, as if runs 0
+// to first-1 had run without a violation (they count in Progress.Runs;
+// Progress.Depth does not include them). A driver that splits the runs
+// into seed ranges (internal/cluster) runs range [lo, hi) with
+// Budget.Runs = hi and StartAt(lo): run i has the seed, the parameters
+// and, for pct, the calibration it has in the whole search, so the run
+// fails or passes the same way. Call it before the first Step.
+func (x *Explorer) StartAt(first int) error {
+	e, ok := x.eng.(*runEngine)
+	if !ok {
+		return fmt.Errorf("%w: StartAt splits random and pct searches; strategy is %s", ErrUnsupported, x.cfg.Strategy)
+	}
+	if first < 0 || first > x.cfg.Budget.Runs {
+		return fieldErr("budget.runs", "first run %d is outside [0, %d]", first, x.cfg.Budget.Runs)
+	}
+	if x.prog.Runs != 0 || e.next != 0 {
+		return fmt.Errorf("check: StartAt after the search started")
+	}
+	e.next, x.prog.Runs = first, first
+	return nil
 }
