@@ -1,0 +1,263 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nuid"
+
+	"github.com/racetrack-sim/racetrack/core/check"
+	"github.com/racetrack-sim/racetrack/core/scenario"
+)
+
+// Coordinator splits searches into tasks on the work queue and settles
+// their answers. It does no search work itself (run workers for that;
+// the server runs both).
+type Coordinator struct {
+	nc   *nats.Conn
+	js   jetstream.JetStream
+	reg  *scenario.Registry
+	opts Options
+}
+
+// NewCoordinator uses nc (the caller keeps it and closes it).
+func NewCoordinator(nc *nats.Conn, reg *scenario.Registry, opts Options) (*Coordinator, error) {
+	opts = opts.withDefaults()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: coordinator: %w", err)
+	}
+	ctx, stop := context.WithTimeout(context.Background(), 30*time.Second)
+	defer stop()
+	if _, err := ensureStreams(ctx, js, opts); err != nil {
+		return nil, err
+	}
+	return &Coordinator{nc: nc, js: js, reg: reg, opts: opts}, nil
+}
+
+// ErrLost is wrapped when a search ends because the NATS cluster stayed
+// unreachable for Options.LostAfter, or a task failed on every worker it
+// was handed to.
+var ErrLost = errors.New("cluster: lost the NATS cluster")
+
+// Search runs cfg on the cluster's workers and returns the result a local
+// search of cfg returns (see the package documentation for what is the
+// same). progress, if not nil, is called with the progress as ranges
+// complete. When ctx ends first, Search returns the result so far and
+// ctx's error; when the cluster is lost, a result whose Error says why
+// and an error wrapping ErrLost.
+func (c *Coordinator) Search(ctx context.Context, cfg check.Config, progress func(check.Progress)) (check.Result, error) {
+	x, err := check.New(c.reg, cfg)
+	if err != nil {
+		return check.Result{}, err
+	}
+	cfg = x.Config()
+	switch cfg.Strategy {
+	case check.Random, check.PCT:
+	default:
+		return check.Result{}, fmt.Errorf("%w: the cluster runs random and pct searches; strategy is %s", check.ErrUnsupported, cfg.Strategy)
+	}
+	s := &swarm{c: c, cfg: cfg, id: nuid.Next(), progress: progress}
+	return s.run(ctx)
+}
+
+// swarm is one distributed random or pct search.
+type swarm struct {
+	c        *Coordinator
+	cfg      check.Config
+	id       string
+	progress func(check.Progress)
+	ranges   [][2]int
+	results  map[int]rangeResult
+	seqs     map[uint64]int // stream sequence of each task -> range index
+}
+
+func (s *swarm) run(ctx context.Context) (check.Result, error) {
+	c := s.c
+	for lo := 0; lo < s.cfg.Budget.Runs; lo += c.opts.RangeRuns {
+		s.ranges = append(s.ranges, [2]int{lo, min(lo+c.opts.RangeRuns, s.cfg.Budget.Runs)})
+	}
+	s.results = map[int]rangeResult{}
+	s.seqs = map[uint64]int{}
+
+	results := make(chan rangeResult, 64)
+	exceeded := make(chan uint64, 16)
+	cons, err := c.js.OrderedConsumer(ctx, resultStream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{resultSubject + s.id}})
+	if err != nil {
+		return check.Result{}, fmt.Errorf("cluster: results of search %s: %w", s.id, err)
+	}
+	cc, err := cons.Consume(func(m jetstream.Msg) {
+		var r rangeResult
+		if json.Unmarshal(m.Data(), &r) == nil && r.Search == s.id {
+			select {
+			case results <- r:
+			case <-ctx.Done():
+			}
+		}
+	})
+	if err != nil {
+		return check.Result{}, fmt.Errorf("cluster: results of search %s: %w", s.id, err)
+	}
+	defer cc.Stop()
+	adv, err := c.nc.Subscribe(maxDeliveryAdv, func(m *nats.Msg) {
+		var a struct {
+			StreamSeq uint64 `json:"stream_seq"`
+		}
+		if json.Unmarshal(m.Data, &a) == nil {
+			select {
+			case exceeded <- a.StreamSeq:
+			default:
+			}
+		}
+	})
+	if err != nil {
+		return check.Result{}, fmt.Errorf("cluster: search %s: %w", s.id, err)
+	}
+	defer func() { _ = adv.Unsubscribe() }()
+	defer s.cleanup()
+
+	for i, r := range s.ranges {
+		data, _ := json.Marshal(task{Kind: kindRuns, Search: s.id, Index: i, Lo: r[0], Hi: r[1], Config: s.cfg})
+		ack, err := c.js.Publish(ctx, workSubject+s.id, data, jetstream.WithMsgID(s.id+"."+strconv.Itoa(i)))
+		if err != nil {
+			return s.partial("cluster: queueing the search: " + err.Error()), fmt.Errorf("%w: %v", ErrLost, err)
+		}
+		s.seqs[ack.Sequence] = i
+	}
+
+	watch := time.NewTicker(250 * time.Millisecond)
+	defer watch.Stop()
+	var lostSince time.Time
+	for {
+		if final, ok := s.settled(); ok {
+			return s.settle(final)
+		}
+		select {
+		case <-ctx.Done():
+			return s.partial(""), ctx.Err()
+		case r := <-results:
+			if _, dup := s.results[r.Index]; !dup && r.Index >= 0 && r.Index < len(s.ranges) {
+				s.results[r.Index] = r
+				if s.progress != nil {
+					s.progress(s.prog())
+				}
+			}
+		case seq := <-exceeded:
+			if i, ok := s.seqs[seq]; ok {
+				if _, done := s.results[i]; !done {
+					msg := fmt.Sprintf("cluster: runs [%d, %d) were handed to %d workers and none finished them", s.ranges[i][0], s.ranges[i][1], c.opts.MaxDeliver)
+					return s.partial(msg), fmt.Errorf("%w: %s", ErrLost, msg)
+				}
+			}
+		case <-watch.C:
+			if c.nc.IsClosed() {
+				msg := "cluster: the NATS connection is closed"
+				return s.partial(msg), fmt.Errorf("%w: %s", ErrLost, msg)
+			}
+			if c.nc.IsConnected() {
+				lostSince = time.Time{}
+				continue
+			}
+			if lostSince.IsZero() {
+				lostSince = time.Now()
+			}
+			if time.Since(lostSince) >= c.opts.LostAfter {
+				msg := fmt.Sprintf("cluster: the NATS cluster was unreachable for %v (last error: %v)", c.opts.LostAfter, c.nc.LastError())
+				return s.partial(msg), fmt.Errorf("%w: %s", ErrLost, msg)
+			}
+		}
+	}
+}
+
+// settled reports whether the answer is known: every range done, or a
+// range that found a violation (or failed) with every range below it
+// done. It returns the deciding range (-1: none found anything).
+func (s *swarm) settled() (int, bool) {
+	for i := range s.ranges {
+		r, ok := s.results[i]
+		if !ok {
+			return 0, false
+		}
+		if r.Found || r.Error != "" {
+			return i, true
+		}
+	}
+	return -1, true
+}
+
+// settle builds the final result as a local search would: it replays the
+// deciding run (and shrinks its counterexample) on this machine.
+func (s *swarm) settle(final int) (check.Result, error) {
+	depth := 0
+	for i := range s.ranges {
+		if final >= 0 && i > final {
+			break
+		}
+		depth = max(depth, s.results[i].Depth)
+	}
+	if final >= 0 && s.results[final].Error != "" && !s.results[final].Found {
+		r := s.partial(s.results[final].Error)
+		return r, nil
+	}
+	x, err := check.New(s.c.reg, s.cfg)
+	if err != nil {
+		return check.Result{}, err
+	}
+	first := s.cfg.Budget.Runs
+	if final >= 0 {
+		first = s.results[final].Run
+	}
+	if err := x.StartAt(first); err != nil {
+		return check.Result{}, err
+	}
+	r := x.Run()
+	r.Depth = max(r.Depth, depth)
+	return r, nil
+}
+
+// prog is the progress so far: the runs of the ranges done.
+func (s *swarm) prog() check.Progress {
+	p := check.Progress{}
+	for _, r := range s.results {
+		p.Runs += r.Runs
+		p.Depth = max(p.Depth, r.Depth)
+		p.Found = p.Found || r.Found
+	}
+	return p
+}
+
+// partial is the result of a search that did not finish.
+func (s *swarm) partial(errText string) check.Result {
+	p := s.prog()
+	return check.Result{Strategy: s.cfg.Strategy, Bounds: check.Bounds{Runs: s.cfg.Budget.Runs, Depth: s.cfg.Budget.Depth, PCTDepth: pctDepth(s.cfg)},
+		Verdict: check.VerdictNone, Property: s.cfg.Property, Runs: p.Runs, Depth: p.Depth, Error: errText}
+}
+
+func pctDepth(cfg check.Config) int {
+	if cfg.Strategy == check.PCT {
+		return cfg.PCTDepth
+	}
+	return 0
+}
+
+// cleanup drops the search's queued tasks, tells the workers running its
+// ranges to stop, and deletes its results.
+func (s *swarm) cleanup() {
+	c := s.c
+	ctx, stop := context.WithTimeout(context.Background(), 5*time.Second)
+	defer stop()
+	if st, err := c.js.Stream(ctx, workStream); err == nil {
+		_ = st.Purge(ctx, jetstream.WithPurgeSubject(workSubject+s.id))
+	}
+	_ = c.nc.Publish(cancelSubject+s.id, nil)
+	if st, err := c.js.Stream(ctx, resultStream); err == nil {
+		_ = st.Purge(ctx, jetstream.WithPurgeSubject(resultSubject+s.id))
+	}
+	_ = c.nc.Flush()
+}

@@ -1,0 +1,125 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/racetrack-sim/racetrack/core/check"
+)
+
+// Streams, subjects and the workers' consumer.
+const (
+	// workStream is the work queue: a task is removed once a worker acks
+	// it, and redelivered when the worker that took it neither acks it nor
+	// reports progress within AckWait.
+	workStream     = "RT_WORK"
+	workSubject    = "rt.work."   // + search id
+	workerConsumer = "workers"    // the one durable consumer all workers share
+	resultStream   = "RT_RESULTS" // results, kept until the search ends
+	resultSubject  = "rt.result." // + search id
+	cancelSubject  = "rt.cancel." // + search id: core NATS, to every worker
+	maxDeliveryAdv = "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES." + workStream + "." + workerConsumer
+)
+
+// Task kinds.
+const (
+	kindRuns = "runs" // a seed range of a random or pct search
+)
+
+// task is one unit of work on the queue.
+type task struct {
+	Kind   string       `json:"kind"`
+	Search string       `json:"search"`
+	Index  int          `json:"index"`
+	Lo     int          `json:"lo"`
+	Hi     int          `json:"hi"`
+	Config check.Config `json:"config"`
+}
+
+// rangeResult is a worker's answer for a seed range: the first violating
+// run of the range, if any.
+type rangeResult struct {
+	Search string `json:"search"`
+	Index  int    `json:"index"`
+	Found  bool   `json:"found"`
+	// Run is the violating run's index when Found.
+	Run int `json:"run,omitempty"`
+	// Runs is the number of runs done (up to the violating one).
+	Runs int `json:"runs"`
+	// Depth is the deepest run (steps) among those done.
+	Depth  int    `json:"depth"`
+	Error  string `json:"error,omitempty"`
+	Worker string `json:"worker"`
+}
+
+// Options tune the cluster. Zero fields take the defaults.
+type Options struct {
+	// AckWait is how long a task stays with a worker that reports nothing
+	// before JetStream hands it to another (default 30s; workers report
+	// progress every AckWait/3).
+	AckWait time.Duration
+	// MaxDeliver is how often a task is handed out before the search
+	// fails (default 5).
+	MaxDeliver int
+	// RangeRuns is the number of runs of one seed range (default 50).
+	RangeRuns int
+	// LostAfter is how long a search waits for a lost NATS connection to
+	// come back before it fails (default 30s).
+	LostAfter time.Duration
+	// Replicas is the replication of the streams (1; 3 on a NATS cluster
+	// of three).
+	Replicas int
+	// onTask, if set, is called as a worker starts a task (tests use it
+	// to kill a worker that holds one).
+	onTask func(w *Worker)
+}
+
+func (o Options) withDefaults() Options {
+	if o.AckWait <= 0 {
+		o.AckWait = 30 * time.Second
+	}
+	if o.MaxDeliver <= 0 {
+		o.MaxDeliver = 5
+	}
+	if o.RangeRuns <= 0 {
+		o.RangeRuns = 50
+	}
+	if o.LostAfter <= 0 {
+		o.LostAfter = 30 * time.Second
+	}
+	if o.Replicas <= 0 {
+		o.Replicas = 1
+	}
+	return o
+}
+
+// ensureStreams creates or updates the streams and the workers'
+// consumer: idempotent, so every worker and coordinator calls it.
+func ensureStreams(ctx context.Context, js jetstream.JetStream, o Options) (jetstream.Consumer, error) {
+	if _, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+		Name: workStream, Subjects: []string{workSubject + ">"},
+		Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage, Replicas: o.Replicas,
+		Duplicates: time.Minute,
+	}); err != nil {
+		return nil, fmt.Errorf("cluster: stream %s: %w", workStream, err)
+	}
+	if _, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+		Name: resultStream, Subjects: []string{resultSubject + ">"},
+		Retention: jetstream.LimitsPolicy, Storage: jetstream.FileStorage, Replicas: o.Replicas,
+		MaxAge: 24 * time.Hour,
+	}); err != nil {
+		return nil, fmt.Errorf("cluster: stream %s: %w", resultStream, err)
+	}
+	cons, err := js.CreateOrUpdateConsumer(ctx, workStream, jetstream.ConsumerConfig{
+		Durable: workerConsumer, AckPolicy: jetstream.AckExplicitPolicy,
+		AckWait: o.AckWait, MaxDeliver: o.MaxDeliver, FilterSubject: workSubject + ">",
+		Replicas: o.Replicas,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cluster: consumer %s: %w", workerConsumer, err)
+	}
+	return cons, nil
+}
