@@ -3,9 +3,11 @@ package cluster
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -196,4 +198,55 @@ func TestSwarmSurvivesAKilledWorker(t *testing.T) {
 		t.Fatal("no task was redelivered: no kill hit a worker holding a range")
 	}
 	t.Logf("%d ranges redelivered after a kill", redelivered)
+}
+
+// A search that finds nothing for long: the fixed churn preset.
+var longSearch = check.Config{Scenario: "vitess-messager", Preset: "churn", Variant: "fixed", Strategy: check.Random, Seed: 1, Budget: check.Budget{Runs: 10_000}}
+
+// Cancelling a search returns at once with the runs done so far, and its
+// queued ranges leave the work queue.
+func TestSwarmCancel(t *testing.T) {
+	c := startCluster(t, 2)
+	ctx, cancel := context.WithCancel(context.Background())
+	var once atomic.Bool
+	r, err := c.coord.Search(ctx, longSearch, func(p check.Progress) {
+		if p.Runs > 0 && once.CompareAndSwap(false, true) {
+			cancel()
+		}
+	})
+	if err != context.Canceled {
+		t.Fatalf("cancelled search: error %v, want context.Canceled", err)
+	}
+	if r.Runs == 0 || r.Runs >= longSearch.Budget.Runs || r.Found {
+		t.Fatalf("cancelled search: %d runs (of %d), found %v", r.Runs, longSearch.Budget.Runs, r.Found)
+	}
+	st, err := c.coord.js.Stream(context.Background(), workStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := st.Info(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.State.Msgs != 0 {
+		t.Fatalf("%d tasks of the cancelled search are still queued", info.State.Msgs)
+	}
+}
+
+// A search whose NATS server goes away ends as failed, with the reason,
+// once the connection stayed lost for LostAfter.
+func TestSwarmFailsWhenTheClusterVanishes(t *testing.T) {
+	c := startCluster(t, 1)
+	var once atomic.Bool
+	r, err := c.coord.Search(context.Background(), longSearch, func(p check.Progress) {
+		if once.CompareAndSwap(false, true) {
+			go c.emb.Shutdown()
+		}
+	})
+	if !errors.Is(err, ErrLost) {
+		t.Fatalf("search on a vanished cluster: error %v, want ErrLost", err)
+	}
+	if !strings.Contains(r.Error, "unreachable") {
+		t.Fatalf("result error %q does not say the cluster was unreachable", r.Error)
+	}
 }

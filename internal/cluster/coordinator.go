@@ -80,8 +80,9 @@ type swarm struct {
 
 func (s *swarm) run(ctx context.Context) (check.Result, error) {
 	c := s.c
-	for lo := 0; lo < s.cfg.Budget.Runs; lo += c.opts.RangeRuns {
-		s.ranges = append(s.ranges, [2]int{lo, min(lo+c.opts.RangeRuns, s.cfg.Budget.Runs)})
+	size := max(c.opts.RangeRuns, (s.cfg.Budget.Runs+maxRanges-1)/maxRanges)
+	for lo := 0; lo < s.cfg.Budget.Runs; lo += size {
+		s.ranges = append(s.ranges, [2]int{lo, min(lo+size, s.cfg.Budget.Runs)})
 	}
 	s.results = map[int]rangeResult{}
 	s.seqs = map[uint64]int{}
@@ -122,13 +123,12 @@ func (s *swarm) run(ctx context.Context) (check.Result, error) {
 	defer func() { _ = adv.Unsubscribe() }()
 	defer s.cleanup()
 
-	for i, r := range s.ranges {
-		data, _ := json.Marshal(task{Kind: kindRuns, Search: s.id, Index: i, Lo: r[0], Hi: r[1], Config: s.cfg})
-		ack, err := c.js.Publish(ctx, workSubject+s.id, data, jetstream.WithMsgID(s.id+"."+strconv.Itoa(i)))
-		if err != nil {
-			return s.partial("cluster: queueing the search: " + err.Error()), fmt.Errorf("%w: %v", ErrLost, err)
+	if err := s.queue(ctx); err != nil {
+		if ctx.Err() != nil {
+			return s.partial(""), ctx.Err()
 		}
-		s.seqs[ack.Sequence] = i
+		msg := "cluster: queueing the search: " + err.Error()
+		return s.partial(msg), fmt.Errorf("%w: %s", ErrLost, msg)
 	}
 
 	watch := time.NewTicker(250 * time.Millisecond)
@@ -173,6 +173,35 @@ func (s *swarm) run(ctx context.Context) (check.Result, error) {
 			}
 		}
 	}
+}
+
+// maxRanges bounds the tasks of one search: larger budgets get larger
+// ranges (the answer does not depend on the range size).
+const maxRanges = 1024
+
+// queue puts the search's ranges on the work queue, publishing them all
+// before waiting for JetStream's acknowledgements.
+func (s *swarm) queue(ctx context.Context) error {
+	futures := make([]jetstream.PubAckFuture, len(s.ranges))
+	for i, r := range s.ranges {
+		data, _ := json.Marshal(task{Kind: kindRuns, Search: s.id, Index: i, Lo: r[0], Hi: r[1], Config: s.cfg})
+		f, err := s.c.js.PublishAsync(workSubject+s.id, data, jetstream.WithMsgID(s.id+"."+strconv.Itoa(i)))
+		if err != nil {
+			return err
+		}
+		futures[i] = f
+	}
+	for i, f := range futures {
+		select {
+		case ack := <-f.Ok():
+			s.seqs[ack.Sequence] = i
+		case err := <-f.Err():
+			return err
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
 }
 
 // settled reports whether the answer is known: every range done, or a
@@ -250,6 +279,9 @@ func pctDepth(cfg check.Config) int {
 // ranges to stop, and deletes its results.
 func (s *swarm) cleanup() {
 	c := s.c
+	if !c.nc.IsConnected() {
+		return // the tasks expire with the work queue's consumer; workers drop them as cancelled on their next connection
+	}
 	ctx, stop := context.WithTimeout(context.Background(), 5*time.Second)
 	defer stop()
 	if st, err := c.js.Stream(ctx, workStream); err == nil {
