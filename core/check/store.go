@@ -108,7 +108,13 @@ func (s *stateStore) omission() float64 {
 	if s.exact {
 		return 0
 	}
-	n := float64(s.Len())
+	return omissionOf(s.Len())
+}
+
+// omissionOf bounds the probability that a fingerprint collision among n
+// stored states hid one.
+func omissionOf(states int) float64 {
+	n := float64(states)
 	return math.Min(1, n*(n-1)/2/math.Exp2(64))
 }
 

@@ -1,0 +1,232 @@
+package check
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/racetrack-sim/racetrack/core/scenario"
+	"github.com/racetrack-sim/racetrack/core/sim"
+)
+
+// Expander gives a breadth-first search to a driver that keeps the
+// visited set itself, partitioned across machines (internal/cluster): it
+// expands one state at a time into its successors and decides, for the
+// owner of a successor's fingerprint, whether the successor is new.
+// A state travels as its path from the initial state (its depth and
+// schedule) plus its sleep set; the world is rebuilt by replay.
+//
+// Expanding the states of each level in the order of their index paths
+// (the indices of the successors taken from the root, compared
+// lexicographically) and admitting each level's successors in that order
+// reproduces the local bfs: the same states, the same verdict and the
+// same first counterexample. The persistent-set reduction depends on the
+// visited set while expanding and is not offered.
+type Expander struct {
+	x    *Explorer
+	g    *graphEngine
+	root *sim.World
+}
+
+// BFSState is a state of a distributed bfs.
+type BFSState struct {
+	// Key is the state's canonical fingerprint.
+	Key   uint64
+	Depth int
+	// Path is the schedule from the initial state.
+	Path []int
+	// Sleep is the state's sleep set, encoded.
+	Sleep []byte
+}
+
+// Finding is a violation met while expanding a state.
+type Finding struct {
+	Counterexample scenario.RunSpec
+	Violation      sim.Violation
+}
+
+// Expansion is what expanding one state found besides its successors.
+type Expansion struct {
+	// Transitions is the steps executed.
+	Transitions int
+	// Cut is true when the state was left unexpanded at the depth bound.
+	Cut   bool
+	Found *Finding
+}
+
+// NewExpander validates cfg (a bfs with fingerprint storage) and returns
+// its expander.
+func NewExpander(reg *scenario.Registry, cfg Config) (*Expander, error) {
+	if cfg.Strategy != BFS {
+		return nil, fieldErr("strategy", "a distributed search partitions bfs by state; strategy is %s", cfg.Strategy)
+	}
+	if cfg.Storage == StorageExact {
+		return nil, fieldErr("storage", "a distributed bfs stores fingerprints; exact storage is for one machine")
+	}
+	cfg.NoShrink = true
+	x, err := New(reg, cfg)
+	if err != nil {
+		return nil, err
+	}
+	b, ok := x.eng.(*bfsEngine)
+	if !ok {
+		return nil, fmt.Errorf("%w: bfs engine", ErrUnsupported)
+	}
+	if b.g.por {
+		return nil, fieldErr("reductions.por", "a distributed bfs cannot use persistent sets (they consult the visited set while expanding)")
+	}
+	return &Expander{x: x, g: b.g, root: b.root}, nil
+}
+
+// Config is the normalised configuration.
+func (e *Expander) Config() Config { return e.x.cfg }
+
+// Root is the initial state.
+func (e *Expander) Root() BFSState {
+	return BFSState{Key: e.g.keyOf(e.root).fp}
+}
+
+// Expand rebuilds s and passes its successors to emit in the local
+// search's order; it stops at the first violation, which it returns.
+// It changes nothing shared: expansions may run concurrently.
+func (e *Expander) Expand(s BFSState, emit func(BFSState)) (Expansion, error) {
+	w, err := e.rebuild(s)
+	if err != nil {
+		return Expansion{}, err
+	}
+	sleep, err := decodeSleep(s.Sleep)
+	if err != nil {
+		return Expansion{}, err
+	}
+	ex := expansion{e: e.g}
+	ex.emit = func(sc succ, sl []footprint) {
+		emit(BFSState{Key: sc.key.fp, Depth: sc.w.Steps(), Path: slices.Clone(sc.w.Schedule()), Sleep: encodeSleep(sl)})
+	}
+	ex.expand(&node{w: w, key: stateKey{fp: s.Key}, sleep: sleep})
+	out := Expansion{Transitions: ex.transitions, Cut: ex.cut}
+	if ex.found != nil {
+		out.Found = &Finding{Counterexample: ex.found.spec, Violation: ex.found.violation}
+	}
+	return out, ex.err
+}
+
+// Admit decides, at the owner of s's fingerprint, whether s is expanded
+// at the next level, given the sleep mask the state was stored with (if
+// seen): it returns the mask to store and s with its sleep set as it is
+// to be expanded.
+func (e *Expander) Admit(stored uint64, seen bool, s BFSState) (uint64, BFSState, bool, error) {
+	sleep, err := decodeSleep(s.Sleep)
+	if err != nil {
+		return 0, s, false, err
+	}
+	mask := maskOf(sleep)
+	if seen {
+		var again bool
+		if mask, again = e.g.againWith(stored, mask); !again {
+			return stored, s, false, nil
+		}
+		s.Sleep = encodeSleep(keepMask(sleep, mask))
+	}
+	return mask, s, true, nil
+}
+
+// Outcome is a distributed bfs's end, for Result.
+type Outcome struct {
+	States, Transitions, Depth int
+	// Done is true when the levels ran out (Cut: some state was left
+	// unexpanded at the depth bound); false when the state budget ended
+	// the search.
+	Done, Cut bool
+	Found     *Finding
+	Error     string
+}
+
+// Result is the result the local search gives for the same outcome:
+// the counterexample replayed and shrunk here.
+func (e *Expander) Result(o Outcome) Result {
+	cfg := e.x.cfg
+	cfg.NoShrink = false
+	x, err := New(e.x.reg, cfg)
+	if err != nil {
+		return Result{Strategy: cfg.Strategy, Verdict: VerdictNone, Error: err.Error()}
+	}
+	x.prog = Progress{States: o.States, Transitions: o.Transitions, Depth: o.Depth}
+	if o.Error != "" {
+		x.err = errors.New(o.Error)
+		x.prog.Done = true
+		return e.settled(x.Result(), o)
+	}
+	if o.Found != nil {
+		x.report(o.Found.Counterexample, o.Found.Violation)
+		for !x.prog.Done {
+			x.Step(1 << 12)
+		}
+		return e.settled(x.Result(), o)
+	}
+	x.prog.Done = true
+	x.verified = o.Done && !o.Cut
+	return e.settled(x.Result(), o)
+}
+
+// settled gives r the outcome's fingerprint bound (the explorer that
+// built r stored nothing).
+func (e *Expander) settled(r Result, o Outcome) Result {
+	r.OmissionProbability = omissionOf(o.States)
+	return r
+}
+
+// rebuild replays s's path from the initial state.
+func (e *Expander) rebuild(s BFSState) (*sim.World, error) {
+	w := e.root.Snapshot()
+	ch := &sim.ScriptChooser{Schedule: s.Path}
+	w.SetChooser(ch)
+	for w.Steps() < s.Depth {
+		if !w.Step() {
+			return nil, fmt.Errorf("%w: replay of a state's path stopped at step %d of %d: %v", ErrReplay, w.Steps(), s.Depth, w.Err())
+		}
+	}
+	if ch.Pos != len(s.Path) {
+		return nil, fmt.Errorf("%w: a state's path has %d choices; its %d steps took %d", ErrReplay, len(s.Path), s.Depth, ch.Pos)
+	}
+	return w, nil
+}
+
+// encodeSleep writes a sleep set as (process, global, mutex+1, reads,
+// writes) varints.
+func encodeSleep(sleep []footprint) []byte {
+	var b []byte
+	for _, z := range sleep {
+		b = binary.AppendUvarint(b, uint64(z.proc))
+		g := uint64(0)
+		if z.global {
+			g = 1
+		}
+		b = binary.AppendUvarint(b, g)
+		b = binary.AppendUvarint(b, uint64(int64(z.mutex)+1))
+		b = binary.AppendUvarint(b, z.reads)
+		b = binary.AppendUvarint(b, z.writes)
+	}
+	return b
+}
+
+var errSleep = errors.New("check: malformed sleep set")
+
+func decodeSleep(b []byte) ([]footprint, error) {
+	var out []footprint
+	for len(b) > 0 {
+		var v [5]uint64
+		for i := range v {
+			x, n := binary.Uvarint(b)
+			if n <= 0 {
+				return nil, errSleep
+			}
+			v[i], b = x, b[n:]
+		}
+		if v[0] >= 64 || v[1] > 1 || v[2] > 1<<31 {
+			return nil, errSleep
+		}
+		out = append(out, footprint{proc: sim.ProcID(v[0]), global: v[1] == 1, mutex: int32(int64(v[2]) - 1), reads: v[3], writes: v[4]})
+	}
+	return out, nil
+}

@@ -1,0 +1,131 @@
+package check_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/racetrack-sim/racetrack/core/catalog"
+	"github.com/racetrack-sim/racetrack/core/check"
+	"github.com/racetrack-sim/racetrack/core/scenario"
+)
+
+// item is a state of the driver below with its index path.
+type item struct {
+	s     check.BFSState
+	order []int
+}
+
+// partitionedBFS drives an Expander as a distributed search would: parts
+// visited sets chosen by fingerprint, each level expanded in index-path
+// order and its successors admitted by their owner in that order.
+func partitionedBFS(t *testing.T, reg *scenario.Registry, cfg check.Config, parts int) check.Result {
+	t.Helper()
+	e, err := check.NewExpander(reg, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner := func(k uint64) int { return int((k >> 32) * uint64(parts) >> 32) }
+	visited := make([]map[uint64]uint64, parts)
+	for i := range visited {
+		visited[i] = map[uint64]uint64{}
+	}
+	root := e.Root()
+	visited[owner(root.Key)][root.Key] = 0
+	level := []item{{s: root}}
+	o := check.Outcome{States: 1}
+	for depth := 0; ; depth++ {
+		o.Depth = depth
+		var next []item
+		for _, it := range level {
+			i := 0
+			x, err := e.Expand(it.s, func(s check.BFSState) {
+				next = append(next, item{s: s, order: append(slices.Clone(it.order), i)})
+				i++
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			o.Transitions += x.Transitions
+			o.Cut = o.Cut || x.Cut
+			if x.Found != nil {
+				o.Found = x.Found
+				return e.Result(o)
+			}
+		}
+		slices.SortStableFunc(next, func(a, b item) int { return slices.Compare(a.order, b.order) })
+		level = level[:0]
+		for _, it := range next {
+			v := visited[owner(it.s.Key)]
+			stored, seen := v[it.s.Key]
+			mask, s, keep, err := e.Admit(stored, seen, it.s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !keep {
+				continue
+			}
+			if !seen {
+				o.States++
+			}
+			v[it.s.Key] = mask
+			level = append(level, item{s: s, order: it.order})
+		}
+		if len(level) == 0 {
+			o.Done = true
+			return e.Result(o)
+		}
+		if o.States >= e.Config().Budget.States {
+			return e.Result(o)
+		}
+	}
+}
+
+// bfsConfigs are the bfs searches of every untimed preset at small sizes,
+// every variant, with the default reductions and with none.
+func bfsConfigs(reg *scenario.Registry) []check.Config {
+	small := map[string]map[string]any{
+		"dining-philosophers": {"philosophers": 3},
+		"vitess-messager":     {"clients": 2, "iterations": 1},
+	}
+	var out []check.Config
+	for _, sc := range reg.List() {
+		for _, p := range sc.Presets {
+			for _, v := range sc.Variants {
+				for _, red := range []check.Reductions{check.DefaultReductions(check.BFS), {}} {
+					cfg := check.Config{Scenario: sc.ID, Preset: p.ID, Variant: v.ID, Params: small[sc.ID], Strategy: check.BFS, Reductions: red}
+					if _, err := check.New(reg, cfg); err != nil {
+						continue // timed presets are not searched by bfs
+					}
+					out = append(out, cfg)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Partitioned by fingerprint, a bfs finds what the local bfs finds: the
+// verdict, the states stored (also when it stops at a violation), the
+// counterexample.
+func TestExpanderPartitionedGivesTheLocalAnswer(t *testing.T) {
+	reg := catalog.New()
+	cfgs := bfsConfigs(reg)
+	if len(cfgs) < 4 {
+		t.Fatalf("only %d bfs configurations", len(cfgs))
+	}
+	for _, cfg := range cfgs {
+		local := search(t, reg, cfg)
+		for _, parts := range []int{1, 3} {
+			got := partitionedBFS(t, reg, cfg, parts)
+			if got.Verdict != local.Verdict || got.Found != local.Found || got.Length != local.Length || got.Exhaustive != local.Exhaustive {
+				t.Fatalf("%s/%s/%s %+v, %d parts: %s length %d; local %s length %d", cfg.Scenario, cfg.Preset, cfg.Variant, cfg.Reductions, parts, got.Verdict, got.Length, local.Verdict, local.Length)
+			}
+			if got.States != local.States {
+				t.Fatalf("%s/%s/%s %+v, %d parts: %d states; local %d", cfg.Scenario, cfg.Preset, cfg.Variant, cfg.Reductions, parts, got.States, local.States)
+			}
+			if local.Found && !slices.Equal(got.Counterexample.Schedule, local.Counterexample.Schedule) {
+				t.Fatalf("%s/%s/%s %+v, %d parts: counterexample %v; local %v", cfg.Scenario, cfg.Preset, cfg.Variant, cfg.Reductions, parts, got.Counterexample.Schedule, local.Counterexample.Schedule)
+			}
+		}
+	}
+}
