@@ -144,60 +144,85 @@ func TestSwarmGivesTheLocalResult(t *testing.T) {
 	}
 }
 
+// killer kills one fresh worker per search at a random moment while it
+// holds a task: the worker is slowed on its tasks (50ms) and killed
+// within 40ms of taking one, so the kill lands mid-task.
+type killer struct {
+	c       *testCluster
+	rng     *rand.Rand
+	victim  atomic.Value // the name of the worker to kill
+	holding chan struct{}
+}
+
+func newKiller(t *testing.T, workers int, opts Options) *killer {
+	k := &killer{rng: rand.New(rand.NewPCG(14, 0)), holding: make(chan struct{}, 1)}
+	k.victim.Store("")
+	opts.AckWait = 500 * time.Millisecond
+	opts.onTask = func(w *Worker) {
+		if w.name == k.victim.Load() {
+			select {
+			case k.holding <- struct{}{}:
+			default:
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	k.c = startClusterWith(t, workers, opts)
+	return k
+}
+
+// during runs search with a new worker that is killed meanwhile.
+func (k *killer) during(search func()) {
+	k.victim.Store(fmt.Sprintf("worker-%d", len(k.c.workers)))
+	v := k.c.addWorker()
+	killed := make(chan struct{})
+	go func(d time.Duration) {
+		defer close(killed)
+		select {
+		case <-k.holding:
+		case <-time.After(2 * time.Second):
+		}
+		time.Sleep(d)
+		v.Kill()
+	}(time.Duration(k.rng.IntN(40_000)) * time.Microsecond)
+	search()
+	<-killed
+	select {
+	case <-k.holding: // a token the victim left after the kill was decided
+	default:
+	}
+}
+
+func (k *killer) redelivered() int64 {
+	var n int64
+	for _, w := range k.c.workers {
+		n += w.redelivered.Load()
+	}
+	return n
+}
+
 // A worker killed at a random moment of each search (its connection
 // dropped, its range never acknowledged) changes no answer: the range is
 // redelivered to a surviving worker.
 func TestSwarmSurvivesAKilledWorker(t *testing.T) {
-	rng := rand.New(rand.NewPCG(14, 0))
-	var victim atomic.Value // the name of the worker to kill
-	victim.Store("")
-	holding := make(chan struct{}, 1)
-	testOpts := testOptions
-	testOpts.AckWait = 500 * time.Millisecond
-	testOpts.onTask = func(w *Worker) {
-		if w.name == victim.Load() {
-			select {
-			case holding <- struct{}{}:
-			default:
-			}
-			// The victim is slow on its task, so the kill (within
-			// 40ms of taking it) hits it mid-range.
-			time.Sleep(50 * time.Millisecond)
-		}
-	}
-	c := startClusterWith(t, 2, testOpts)
-	for i, cfg := range swarmConfigs(c.reg, 40) {
+	k := newKiller(t, 2, testOptions)
+	for i, cfg := range swarmConfigs(k.c.reg, 40) {
 		if i%3 != 0 {
 			continue // a third of the searches keeps the test short
 		}
-		local := localSearch(t, c.reg, cfg)
-		victim.Store(fmt.Sprintf("worker-%d", len(c.workers)))
-		v := c.addWorker()
-		killed := make(chan struct{})
-		go func(v *Worker, d time.Duration) {
-			defer close(killed)
-			select {
-			case <-holding:
-			case <-time.After(2 * time.Second):
-			}
-			time.Sleep(d)
-			v.Kill()
-		}(v, time.Duration(rng.IntN(40_000))*time.Microsecond)
-		dist, err := c.coord.Search(context.Background(), cfg, nil)
-		<-killed
+		local := localSearch(t, k.c.reg, cfg)
+		var dist check.Result
+		var err error
+		k.during(func() { dist, err = k.c.coord.Search(context.Background(), cfg, nil) })
 		if err != nil {
 			t.Fatalf("%s %s/%s: %v", cfg.Strategy, cfg.Scenario, cfg.Preset, err)
 		}
 		sameResult(t, cfg, local, dist)
 	}
-	var redelivered int64
-	for _, w := range c.workers {
-		redelivered += w.redelivered.Load()
-	}
-	if redelivered == 0 {
+	if k.redelivered() == 0 {
 		t.Fatal("no task was redelivered: no kill hit a worker holding a range")
 	}
-	t.Logf("%d ranges redelivered after a kill", redelivered)
+	t.Logf("%d ranges redelivered after a kill", k.redelivered())
 }
 
 // A search that finds nothing for long: the fixed churn preset.
@@ -249,4 +274,79 @@ func TestSwarmFailsWhenTheClusterVanishes(t *testing.T) {
 	if !strings.Contains(r.Error, "unreachable") {
 		t.Fatalf("result error %q does not say the cluster was unreachable", r.Error)
 	}
+}
+
+// bfsConfigs are the bfs searches of every untimed preset at small
+// sizes, every variant, with the default reductions and with none.
+func bfsConfigs(reg *scenario.Registry) []check.Config {
+	small := map[string]map[string]any{
+		"dining-philosophers": {"philosophers": 3},
+		"vitess-messager":     {"clients": 2, "iterations": 1},
+	}
+	var out []check.Config
+	for _, sc := range reg.List() {
+		for _, p := range sc.Presets {
+			for _, v := range sc.Variants {
+				for _, red := range []check.Reductions{check.DefaultReductions(check.BFS), {}} {
+					cfg := check.Config{Scenario: sc.ID, Preset: p.ID, Variant: v.ID, Params: small[sc.ID], Strategy: check.BFS, Reductions: red}
+					if _, err := check.New(reg, cfg); err != nil {
+						continue // timed presets are not searched by bfs
+					}
+					out = append(out, cfg)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// sameBFSAnswer compares what a distributed bfs must share with the
+// local one: the verdict, the states of a completed search, the
+// counterexample and its length.
+func sameBFSAnswer(t *testing.T, cfg check.Config, local, dist check.Result) {
+	t.Helper()
+	name := fmt.Sprintf("%s/%s/%s %+v", cfg.Scenario, cfg.Preset, cfg.Variant, cfg.Reductions)
+	if dist.Verdict != local.Verdict || dist.Found != local.Found || dist.Exhaustive != local.Exhaustive || dist.Length != local.Length || dist.Error != "" {
+		t.Fatalf("%s: cluster %q length %d (error %q); local %q length %d", name, dist.Verdict, dist.Length, dist.Error, local.Verdict, local.Length)
+	}
+	if !local.Found && dist.States != local.States {
+		t.Fatalf("%s: cluster %d states; local %d", name, dist.States, local.States)
+	}
+	if local.Found && !reflect.DeepEqual(dist.Counterexample, local.Counterexample) {
+		t.Fatalf("%s: cluster counterexample %+v; local %+v", name, dist.Counterexample, local.Counterexample)
+	}
+}
+
+// A bfs partitioned by fingerprint over three workers finds what the
+// local bfs finds.
+func TestBFSGivesTheLocalAnswer(t *testing.T) {
+	c := startCluster(t, 3)
+	for _, cfg := range bfsConfigs(c.reg) {
+		local := localSearch(t, c.reg, cfg)
+		dist, err := c.coord.Search(context.Background(), cfg, nil)
+		if err != nil {
+			t.Fatalf("%s/%s/%s: %v", cfg.Scenario, cfg.Preset, cfg.Variant, err)
+		}
+		sameBFSAnswer(t, cfg, local, dist)
+	}
+}
+
+// A worker killed at a random moment of each bfs costs the task it held
+// (redone from the level's data in JetStream), never the answer.
+func TestBFSSurvivesAKilledWorker(t *testing.T) {
+	k := newKiller(t, 2, testOptions)
+	for _, cfg := range bfsConfigs(k.c.reg) {
+		local := localSearch(t, k.c.reg, cfg)
+		var dist check.Result
+		var err error
+		k.during(func() { dist, err = k.c.coord.Search(context.Background(), cfg, nil) })
+		if err != nil {
+			t.Fatalf("%s/%s/%s: %v", cfg.Scenario, cfg.Preset, cfg.Variant, err)
+		}
+		sameBFSAnswer(t, cfg, local, dist)
+	}
+	if k.redelivered() == 0 {
+		t.Fatal("no task was redelivered: no kill hit a worker holding a task")
+	}
+	t.Logf("%d tasks redelivered after a kill", k.redelivered())
 }

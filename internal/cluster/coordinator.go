@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -24,6 +25,8 @@ type Coordinator struct {
 	js   jetstream.JetStream
 	reg  *scenario.Registry
 	opts Options
+	// lastBytes is what the tasks of the last bfs published.
+	lastBytes atomic.Int64
 }
 
 // NewCoordinator uses nc (the caller keeps it and closes it).
@@ -40,6 +43,11 @@ func NewCoordinator(nc *nats.Conn, reg *scenario.Registry, opts Options) (*Coord
 	}
 	return &Coordinator{nc: nc, js: js, reg: reg, opts: opts}, nil
 }
+
+// LastBFSBytes is the data the tasks of the last bfs search published to
+// JetStream (states, successors, visited-set increments): its network
+// cost, less the task and result messages.
+func (c *Coordinator) LastBFSBytes() int64 { return c.lastBytes.Load() }
 
 // ErrLost is wrapped when a search ends because the NATS cluster stayed
 // unreachable for Options.LostAfter, or a task failed on every worker it
@@ -60,11 +68,18 @@ func (c *Coordinator) Search(ctx context.Context, cfg check.Config, progress fun
 	cfg = x.Config()
 	switch cfg.Strategy {
 	case check.Random, check.PCT:
+		s := &swarm{c: c, cfg: cfg, id: nuid.Next(), progress: progress}
+		return s.run(ctx)
+	case check.BFS:
+		e, err := check.NewExpander(c.reg, cfg)
+		if err != nil {
+			return check.Result{}, err
+		}
+		s := &bfsSearch{c: c, cfg: e.Config(), e: e, id: nuid.Next(), progress: progress, parts: c.opts.Parts}
+		return s.run(ctx)
 	default:
-		return check.Result{}, fmt.Errorf("%w: the cluster runs random and pct searches; strategy is %s", check.ErrUnsupported, cfg.Strategy)
+		return check.Result{}, fmt.Errorf("%w: the cluster runs random, pct and bfs searches; strategy is %s", check.ErrUnsupported, cfg.Strategy)
 	}
-	s := &swarm{c: c, cfg: cfg, id: nuid.Next(), progress: progress}
-	return s.run(ctx)
 }
 
 // swarm is one distributed random or pct search.

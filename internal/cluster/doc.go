@@ -22,4 +22,23 @@
 // worker that dies holding a range loses nothing: the range is not
 // acknowledged, JetStream redelivers it after AckWait, and a range
 // computes the same result wherever it runs.
+//
+// A distributed bfs is partitioned by state fingerprint into Parts
+// ranges and runs level by level (check.Expander): each partition of a
+// level is expanded by one task, its successors batched to the partitions
+// that own their fingerprints, then each partition admits its successors
+// against its visited set, in the order of their index paths. It gives
+// the local bfs's verdict, the local state count once the search
+// completes (and, at a violation, the states of the levels before it),
+// and the local counterexample (the first violation in level order, so
+// a shortest one), shrunk on the coordinator as locally. Transitions
+// count the steps the workers executed. Every task's input and output is
+// kept in JetStream (the frontier of each partition, the successors sent
+// to it, and its visited-set increment per level, the checkpoint) under
+// message ids a repeated attempt repeats: a worker killed mid-task costs
+// that task, redone by another worker from the stored level; a worker
+// keeps the visited set of the partition it merged last and reloads it
+// from the increments otherwise. Persistent sets (reductions.por) are
+// not available distributed: they consult the visited set while
+// expanding.
 package cluster

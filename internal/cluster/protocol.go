@@ -22,20 +22,31 @@ const (
 	resultSubject  = "rt.result." // + search id
 	cancelSubject  = "rt.cancel." // + search id: core NATS, to every worker
 	maxDeliveryAdv = "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES." + workStream + "." + workerConsumer
+	// bfsStream holds a distributed bfs's levels: frontiers, the
+	// successors batched to their owners, and the visited-set increments
+	// (the per-level checkpoint), under rt.bfs.<search>.
+	bfsStream  = "RT_BFS"
+	bfsSubject = "rt.bfs."
 )
 
 // Task kinds.
 const (
-	kindRuns = "runs" // a seed range of a random or pct search
+	kindRuns   = "runs"       // a seed range of a random or pct search
+	kindExpand = "bfs-expand" // expand one partition of a bfs level
+	kindMerge  = "bfs-merge"  // admit one partition's successors: the next level
 )
 
 // task is one unit of work on the queue.
 type task struct {
-	Kind   string       `json:"kind"`
-	Search string       `json:"search"`
-	Index  int          `json:"index"`
-	Lo     int          `json:"lo"`
-	Hi     int          `json:"hi"`
+	Kind   string `json:"kind"`
+	Search string `json:"search"`
+	Index  int    `json:"index"`
+	Lo     int    `json:"lo"`
+	Hi     int    `json:"hi"`
+	// Level and Part name a bfs task's level and partition (of Parts).
+	Level  int          `json:"level,omitempty"`
+	Part   int          `json:"part,omitempty"`
+	Parts  int          `json:"parts,omitempty"`
 	Config check.Config `json:"config"`
 }
 
@@ -53,6 +64,20 @@ type rangeResult struct {
 	Depth  int    `json:"depth"`
 	Error  string `json:"error,omitempty"`
 	Worker string `json:"worker"`
+	// A bfs task's answer: its kind, level and partition; an expansion's
+	// transitions, depth cut and first violating state (with its index
+	// path; the coordinator expands it again for the counterexample); a
+	// merge's new states and next frontier.
+	Kind        string `json:"kind,omitempty"`
+	Level       int    `json:"level,omitempty"`
+	Part        int    `json:"part,omitempty"`
+	Transitions int    `json:"transitions,omitempty"`
+	Cut         bool   `json:"cut,omitempty"`
+	FoundAt     []byte `json:"foundAt,omitempty"`
+	New         int    `json:"new,omitempty"`
+	Kept        int    `json:"kept,omitempty"`
+	// Bytes is what the task published.
+	Bytes int `json:"bytes,omitempty"`
 }
 
 // Options tune the cluster. Zero fields take the defaults.
@@ -72,6 +97,9 @@ type Options struct {
 	// Replicas is the replication of the streams (1; 3 on a NATS cluster
 	// of three).
 	Replicas int
+	// Parts is the number of fingerprint ranges a bfs is partitioned
+	// into (default 8).
+	Parts int
 	// onTask, if set, is called as a worker starts a task (tests use it
 	// to kill a worker that holds one).
 	onTask func(w *Worker)
@@ -89,6 +117,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.LostAfter <= 0 {
 		o.LostAfter = 30 * time.Second
+	}
+	if o.Parts <= 0 {
+		o.Parts = 8
 	}
 	if o.Replicas <= 0 {
 		o.Replicas = 1
@@ -112,6 +143,13 @@ func ensureStreams(ctx context.Context, js jetstream.JetStream, o Options) (jets
 		MaxAge: 24 * time.Hour,
 	}); err != nil {
 		return nil, fmt.Errorf("cluster: stream %s: %w", resultStream, err)
+	}
+	if _, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+		Name: bfsStream, Subjects: []string{bfsSubject + ">"},
+		Retention: jetstream.LimitsPolicy, Storage: jetstream.FileStorage, Replicas: o.Replicas,
+		MaxAge: 24 * time.Hour, Duplicates: 10 * time.Minute, MaxMsgSize: maxBatch * 2,
+	}); err != nil {
+		return nil, fmt.Errorf("cluster: stream %s: %w", bfsStream, err)
 	}
 	cons, err := js.CreateOrUpdateConsumer(ctx, workStream, jetstream.ConsumerConfig{
 		Durable: workerConsumer, AckPolicy: jetstream.AckExplicitPolicy,

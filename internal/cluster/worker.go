@@ -31,6 +31,10 @@ type Worker struct {
 	// runs (a cancelled search's tasks are dropped).
 	cancelled sync.Map
 	sub       *nats.Subscription
+	// seen caches the visited sets of the bfs partitions this worker
+	// merged last, by search and partition.
+	seenMu sync.Mutex
+	seen   map[partKey]*partSeen
 	// redelivered counts the tasks this worker got that another worker
 	// had taken before.
 	redelivered atomic.Int64
@@ -52,9 +56,11 @@ func StartWorker(nc *nats.Conn, reg *scenario.Registry, name string, opts Option
 		cancel()
 		return nil, err
 	}
-	w := &Worker{name: name, nc: nc, js: js, cons: cons, reg: reg, opts: opts, cancel: cancel, done: make(chan struct{})}
+	w := &Worker{name: name, nc: nc, js: js, cons: cons, reg: reg, opts: opts, cancel: cancel, done: make(chan struct{}), seen: map[partKey]*partSeen{}}
 	w.sub, err = nc.Subscribe(cancelSubject+"*", func(m *nats.Msg) {
-		w.cancelled.Store(m.Subject[len(cancelSubject):], true)
+		id := m.Subject[len(cancelSubject):]
+		w.cancelled.Store(id, true)
+		w.dropCache(id)
 	})
 	if err != nil {
 		cancel()
@@ -106,7 +112,19 @@ func (w *Worker) loop(ctx context.Context) {
 // fail the same way anywhere).
 func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 	var t task
-	if err := json.Unmarshal(msg.Data(), &t); err != nil || t.Kind != kindRuns {
+	if err := json.Unmarshal(msg.Data(), &t); err != nil {
+		_ = msg.Term()
+		return
+	}
+	var run func(context.Context, task) (rangeResult, bool)
+	switch t.Kind {
+	case kindRuns:
+		run = w.runRange
+	case kindExpand:
+		run = w.expandPart
+	case kindMerge:
+		run = w.mergePart
+	default:
 		_ = msg.Term()
 		return
 	}
@@ -136,12 +154,13 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 			}
 		}
 	}()
-	res, ok := w.runRange(ctx, t)
+	res, ok := run(ctx, t)
 	stopHB()
 	wg.Wait()
 	if !ok {
 		return // killed, stopped or cancelled: someone else or no one redoes it
 	}
+	res.Search, res.Kind, res.Index, res.Level, res.Part, res.Worker = t.Search, t.Kind, t.Index, t.Level, t.Part, w.name
 	data, _ := json.Marshal(res)
 	pub, stop := context.WithTimeout(context.Background(), w.opts.AckWait)
 	defer stop()
@@ -149,6 +168,11 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		return // not acknowledged: the task is redelivered
 	}
 	_ = msg.Ack()
+}
+
+// stopped reports whether a task should be given up.
+func (w *Worker) stopped(ctx context.Context, search string) bool {
+	return ctx.Err() != nil || w.killed.Load() || w.isCancelled(search)
 }
 
 func (w *Worker) isCancelled(id string) bool {
@@ -160,7 +184,7 @@ func (w *Worker) isCancelled(id string) bool {
 // violation. It gives up (false) when the worker is stopped or killed or
 // the search is cancelled.
 func (w *Worker) runRange(ctx context.Context, t task) (rangeResult, bool) {
-	res := rangeResult{Search: t.Search, Index: t.Index, Worker: w.name}
+	var res rangeResult
 	cfg := t.Config
 	cfg.Budget.Runs = t.Hi
 	cfg.NoShrink = true
@@ -173,7 +197,7 @@ func (w *Worker) runRange(ctx context.Context, t task) (rangeResult, bool) {
 		return res, true
 	}
 	for {
-		if ctx.Err() != nil || w.killed.Load() || w.isCancelled(t.Search) {
+		if w.stopped(ctx, t.Search) {
 			return res, false
 		}
 		if x.Step(4).Done {

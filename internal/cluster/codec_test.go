@@ -1,0 +1,46 @@
+package cluster
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/racetrack-sim/racetrack/core/check"
+)
+
+func TestItemsRoundTrip(t *testing.T) {
+	in := []item{
+		{s: check.BFSState{Key: 1<<63 + 5, Depth: 3, Path: []int{0, 2, 1}, Sleep: []byte{1, 0, 0}}, order: []int{0, 4, 1}},
+		{s: check.BFSState{Key: 0, Depth: 0, Path: []int{}, Sleep: []byte{}}, order: []int{}},
+	}
+	var b []byte
+	for _, it := range in {
+		b = appendItem(b, it)
+	}
+	out, err := decodeItems(b, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(in, out) {
+		t.Fatalf("round trip: %+v, want %+v", out, in)
+	}
+}
+
+// A batch from the wire never panics nor allocates past its bounds.
+func FuzzDecodeItems(f *testing.F) {
+	f.Add(appendItem(nil, item{s: check.BFSState{Key: 9, Depth: 2, Path: []int{1, 1}, Sleep: []byte{2, 0, 1}}, order: []int{3, 0}}))
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		items, err := decodeItems(b, nil)
+		if err != nil {
+			return
+		}
+		var again []byte
+		for _, it := range items {
+			again = appendItem(again, it)
+		}
+		if _, err := decodeItems(again, nil); err != nil {
+			t.Fatalf("re-encoded batch does not decode: %v", err)
+		}
+		_ = decodeSeen(b, map[uint64]uint64{})
+	})
+}
