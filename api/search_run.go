@@ -1,6 +1,8 @@
 package api
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"time"
@@ -16,6 +18,8 @@ type searchPlan struct {
 	explorer *check.Explorer
 	seconds  float64
 	bytes    int64 // the memory it will hold at most (core's estimate)
+	// distributed runs the explorer's configuration on the cluster.
+	distributed bool
 }
 
 // DecodeSearchRequest parses a search request body (the session's
@@ -33,7 +37,41 @@ func (s *Server) planSearch(req session.SearchRequest) (*searchPlan, error) {
 	if err != nil {
 		return nil, restError(err, "")
 	}
-	return &searchPlan{explorer: q.Explorer(), seconds: q.Seconds(), bytes: q.Explorer().EstimateBytes()}, nil
+	if req.Distributed {
+		if s.cfg.Cluster == nil {
+			return nil, invalid("distributed", "this server runs no NATS cluster")
+		}
+		if req.Strategy == check.DFS {
+			return nil, invalid("distributed", "dfs does not run distributed; random, pct and bfs do")
+		}
+		if q.Explorer().Config().Reductions.POR && req.Strategy == check.BFS {
+			return nil, invalid("reductions.por", "a distributed bfs cannot use persistent sets")
+		}
+	}
+	return &searchPlan{explorer: q.Explorer(), seconds: q.Seconds(), bytes: q.Explorer().EstimateBytes(), distributed: req.Distributed}, nil
+}
+
+// runDistributed runs a job on the cluster.
+func (p *searchPool) runDistributed(j *job) {
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(j.ctx, time.Duration(j.plan.seconds*float64(time.Second)))
+	defer cancel()
+	res, err := p.s.cfg.Cluster.Search(ctx, j.plan.explorer.Config(), func(prog check.Progress) {
+		j.update(func(st *SearchStatus) {
+			st.Progress = SearchProgress{States: prog.States, Runs: prog.Runs, Depth: prog.Depth}
+		})
+	})
+	if p.ctx.Err() != nil && err != nil {
+		return // shutting down: resumes on the next start
+	}
+	state := StateDone
+	switch {
+	case j.ctx.Err() != nil:
+		state = StateCancelled
+	case err != nil && res.Error == "" && !errors.Is(err, context.DeadlineExceeded):
+		res.Error = err.Error()
+	}
+	p.keep(j, res, start, state)
 }
 
 // run executes one job on a worker. A panic in the search (a bug in a
@@ -55,6 +93,10 @@ func (p *searchPool) run(j *job) {
 		return // shutting down: the stored record resumes on the next start
 	}
 	j.update(func(st *SearchStatus) { st.State = StateRunning })
+	if j.plan.distributed {
+		p.runDistributed(j)
+		return
+	}
 	x := j.plan.explorer
 	start := time.Now()
 	deadline := start.Add(time.Duration(j.plan.seconds * float64(time.Second)))

@@ -14,9 +14,16 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/racetrack-sim/racetrack/core/check"
 	"github.com/racetrack-sim/racetrack/core/scenario"
 	"github.com/racetrack-sim/racetrack/core/session"
 )
+
+// Cluster runs a search on other machines (internal/cluster) and returns
+// the result the local search would; ctx ends it early.
+type Cluster interface {
+	Search(ctx context.Context, cfg check.Config, progress func(check.Progress)) (check.Result, error)
+}
 
 // Config is everything a Server needs. Zero values take the defaults
 // noted on each field.
@@ -65,6 +72,10 @@ type Config struct {
 	MaxSearchRuns    int     // default 1,000,000
 
 	ExportSlots int // exports written at once, default GOMAXPROCS; more get 429
+
+	// Cluster runs distributed searches ("distributed": true); nil: the
+	// server refuses them.
+	Cluster Cluster
 
 	MaxStreams         int           // open WebSocket streams before 429, default 4096
 	StreamWriteTimeout time.Duration // default 5s: a client slower than this is cut off

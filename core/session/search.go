@@ -29,6 +29,10 @@ type SearchRequest struct {
 	// (check.Config Workers); 0, the default, is one per CPU. The results
 	// do not depend on it; a session steps its searches on one.
 	Workers int `json:"workers,omitempty"`
+	// Distributed runs a server's search job on its NATS cluster
+	// (internal/cluster) with the local answer; a session, which steps its
+	// searches itself, refuses it.
+	Distributed bool `json:"distributed,omitempty"`
 }
 
 // SearchBudget bounds one search; zero fields take the defaults
@@ -152,6 +156,9 @@ func (s *Session) StartSearch(id string, args json.RawMessage) (*Search, error) 
 	}
 	if len(s.searches) >= MaxSearches {
 		return nil, errorf(CodeBusy, "", "%d searches are running in this session, its limit; cancel one or wait", MaxSearches)
+	}
+	if req.Distributed {
+		return nil, errorf(CodeInvalid, "distributed", "a session steps its searches itself; a distributed search is a server job (POST /api/v1/searches)")
 	}
 	q, err := s.Plan(req)
 	if err != nil {

@@ -350,3 +350,31 @@ func TestBFSSurvivesAKilledWorker(t *testing.T) {
 	}
 	t.Logf("%d tasks redelivered after a kill", k.redelivered())
 }
+
+// A second process's workers join an embedded server that listens on a
+// port (here: a node with no workers of its own and RunWorkers over TCP),
+// and a search runs on them.
+func TestNodeWithRemoteWorkers(t *testing.T) {
+	reg := catalog.New()
+	n, err := StartNode(reg, NodeOptions{Dir: t.TempDir(), Listen: "127.0.0.1:0", Workers: -1, Options: testOptions})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	if n.ClientURL() == "" {
+		t.Fatal("a listening node has no client URL")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- RunWorkers(ctx, reg, n.ClientURL(), 2, testOptions) }()
+	cfg := check.Config{Scenario: "dining-philosophers", Preset: "lock-level", Variant: "buggy", Strategy: check.Random, Seed: 1, Budget: check.Budget{Runs: 50}}
+	dist, err := n.Search(context.Background(), cfg, nil)
+	cancel()
+	if werr := <-done; werr != nil {
+		t.Fatal(werr)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameResult(t, cfg, localSearch(t, reg, cfg), dist)
+}

@@ -52,6 +52,9 @@ func StartEmbedded(opts EmbeddedOptions) (*Embedded, error) {
 		if err != nil || p < 0 || p > 65535 {
 			return nil, fmt.Errorf("cluster: -nats-listen %q: port %q is not a port number", opts.Listen, port)
 		}
+		if p == 0 {
+			p = server.RANDOM_PORT // nats-server reads 0 as its default, 4222
+		}
 		so.Host, so.Port = host, p
 	}
 	srv, err := server.NewServer(so)

@@ -1,0 +1,140 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/racetrack-sim/racetrack/core/check"
+	"github.com/racetrack-sim/racetrack/core/scenario"
+)
+
+// NodeOptions say how this process joins a cluster.
+type NodeOptions struct {
+	// URL is an external NATS server or cluster; empty starts the
+	// embedded server under Dir.
+	URL string
+	Dir string
+	// Listen makes the embedded server accept other machines' workers.
+	Listen string
+	// Workers is the number of workers this process runs (0: one per
+	// CPU; negative: none).
+	Workers int
+	Options
+}
+
+// Node is this process's part of a cluster: the embedded server if it
+// runs one, a coordinator, and its workers, each on its own connection.
+type Node struct {
+	emb     *Embedded
+	conn    *nats.Conn
+	coord   *Coordinator
+	workers []*Worker
+}
+
+// StartNode starts the embedded server (unless o.URL is given), the
+// coordinator and the workers.
+func StartNode(reg *scenario.Registry, o NodeOptions) (*Node, error) {
+	n := &Node{}
+	connect := func(name string) (*nats.Conn, error) { return Dial(o.URL, name) }
+	if o.URL == "" {
+		emb, err := StartEmbedded(EmbeddedOptions{Dir: o.Dir, Listen: o.Listen})
+		if err != nil {
+			return nil, err
+		}
+		n.emb = emb
+		connect = emb.Connect
+	}
+	var err error
+	if n.conn, err = connect("racetrack-coordinator"); err != nil {
+		n.Close()
+		return nil, err
+	}
+	if n.coord, err = NewCoordinator(n.conn, reg, o.Options); err != nil {
+		n.Close()
+		return nil, err
+	}
+	workers := o.Workers
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	for i := 0; i < workers; i++ {
+		name := fmt.Sprintf("racetrack-worker-%d", i)
+		nc, err := connect(name)
+		if err != nil {
+			n.Close()
+			return nil, err
+		}
+		w, err := StartWorker(nc, reg, name, o.Options)
+		if err != nil {
+			nc.Close()
+			n.Close()
+			return nil, err
+		}
+		n.workers = append(n.workers, w)
+	}
+	return n, nil
+}
+
+// Search runs a search on the cluster (see Coordinator.Search).
+func (n *Node) Search(ctx context.Context, cfg check.Config, progress func(check.Progress)) (check.Result, error) {
+	return n.coord.Search(ctx, cfg, progress)
+}
+
+// ClientURL is where other machines' workers connect ("" when the
+// embedded server listens in-process only or the cluster is external).
+func (n *Node) ClientURL() string {
+	if n.emb == nil {
+		return ""
+	}
+	return n.emb.ClientURL()
+}
+
+// Close stops the workers, the coordinator's connection and the
+// embedded server.
+func (n *Node) Close() {
+	for _, w := range n.workers {
+		w.Stop()
+	}
+	if n.conn != nil {
+		n.conn.Close()
+	}
+	if n.emb != nil {
+		n.emb.Shutdown()
+	}
+}
+
+// RunWorkers joins the cluster at url with workers workers and runs them
+// until ctx ends: `racetrack worker`.
+func RunWorkers(ctx context.Context, reg *scenario.Registry, url string, workers int, opts Options) error {
+	if url == "" {
+		return errors.New("cluster: a worker needs the NATS URL of the cluster (-nats)")
+	}
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var ws []*Worker
+	defer func() {
+		for _, w := range ws {
+			w.Stop()
+		}
+	}()
+	for i := 0; i < workers; i++ {
+		name := fmt.Sprintf("racetrack-worker-%d", i)
+		nc, err := Dial(url, name)
+		if err != nil {
+			return err
+		}
+		w, err := StartWorker(nc, reg, name, opts)
+		if err != nil {
+			nc.Close()
+			return err
+		}
+		ws = append(ws, w)
+	}
+	<-ctx.Done()
+	return nil
+}
