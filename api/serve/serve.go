@@ -38,11 +38,12 @@ import (
 
 	"github.com/racetrack-sim/racetrack/api"
 	"github.com/racetrack-sim/racetrack/core/scenario"
+	"github.com/racetrack-sim/racetrack/internal/cluster"
 	"github.com/racetrack-sim/racetrack/web"
 )
 
 // Usage is the one-line synopsis of the server's flags.
-const Usage = "[-addr HOST:PORT] [-data FILE] [-allow-origin PATTERNS] [-allowed-hosts NAMES] [-memory-budget SIZE] [-max-run-steps N] [-static DIR] [-wasm DIR]"
+const Usage = "[-addr HOST:PORT] [-data FILE] [-allow-origin PATTERNS] [-allowed-hosts NAMES] [-memory-budget SIZE] [-max-run-steps N] [-static DIR] [-wasm DIR] [-nats URL | -nats-listen HOST:PORT] [-nats-workers N]"
 
 // Config is what a server binary fixes at build time; the command line
 // sets the rest.
@@ -95,6 +96,9 @@ func Run(ctx context.Context, cfg Config, name string, args []string, logOut io.
 	staticDir := fs.String("static", "", "serve the browser app from this directory instead of the files built into the binary")
 	maxRunSteps := fs.Int("max-run-steps", 0, "the most steps a run may take (0: enough for every preset's defaults); below a preset's default it is an error")
 	wasmDir := fs.String("wasm", "", "serve the in-tab engine (app.wasm, wasm_exec.js) from this directory instead of the one built into the binary")
+	natsURL := fs.String("nats", "", "run distributed searches on this NATS cluster (URLs, comma-separated) instead of the embedded one")
+	natsListen := fs.String("nats-listen", "", "let workers on other machines join the embedded NATS server at HOST:PORT (default: in-process only)")
+	natsWorkers := fs.Int("nats-workers", 0, "search workers this server runs for the cluster (0: one per CPU; -1: none)")
 	fs.Usage = func() {
 		out := fs.Output()
 		_, _ = io.WriteString(out, "usage: "+name+" "+Usage+"\n\nServes the v1 API, its session WebSocket and search streams, and the page.\n\n")
@@ -138,6 +142,18 @@ func Run(ctx context.Context, cfg Config, name string, args []string, logOut io.
 	}
 	defer store.Close()
 
+	if *natsURL != "" && *natsListen != "" {
+		return &UsageError{Msg: "-nats and -nats-listen exclude each other: -nats-listen is for the embedded server"}
+	}
+	node, err := cluster.StartNode(cfg.Registry, cluster.NodeOptions{URL: *natsURL, Dir: *data + ".jetstream", Listen: *natsListen, Workers: *natsWorkers})
+	if err != nil {
+		return err
+	}
+	defer node.Close()
+	if u := node.ClientURL(); u != "" {
+		logger.Info("NATS for workers", "url", u)
+	}
+
 	srv, err := api.New(api.Config{
 		Registry:     cfg.Registry,
 		Store:        store,
@@ -148,6 +164,7 @@ func Run(ctx context.Context, cfg Config, name string, args []string, logOut io.
 		HeapLimit:    int64(float64(budget) * heapShare),
 		Static:       files,
 		MaxRunSteps:  *maxRunSteps,
+		Cluster:      node,
 	})
 	if err != nil {
 		return err

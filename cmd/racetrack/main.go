@@ -56,6 +56,7 @@ Commands:
   verify   check a preset's property over a seed range, or exhaustively
   export   write a run as chrome (Perfetto), shiviz, json or svg
   serve    serve the API and the debugger page
+  worker   join a NATS cluster and run its distributed searches
   list     list the scenarios, presets, variants and properties
   new      new model NAME: write a Go module holding a model of your own
 
@@ -76,6 +77,7 @@ var commands = []command{
 	{"verify", verifyCmd},
 	{"export", exportCmd},
 	{"serve", serveCmd},
+	{"worker", workerCmd},
 	{"list", listCmd},
 	{"new", newCmd},
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/racetrack-sim/racetrack/core/scenario"
 	"github.com/racetrack-sim/racetrack/core/timeline"
 	"github.com/racetrack-sim/racetrack/internal/parallel"
+	"github.com/racetrack-sim/racetrack/internal/cluster"
 )
 
 // searchFlags are the flags of a search (search, verify -exhaustive).
@@ -102,6 +103,7 @@ func searchCmd(ctx context.Context, e *env, args []string) int {
 	sfl := addSearchFlags(fs)
 	store := fs.String("store", "", "write a run folder under DIR (the search result and its counterexample run)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
+	natsURL := fs.String("nats", "", "run the search on the workers of this NATS cluster (random, pct, bfs; racetrack worker joins one)")
 	if code := parse(fs, e, args); code >= 0 {
 		return code
 	}
@@ -126,12 +128,12 @@ func searchCmd(ctx context.Context, e *env, args []string) int {
 	if err := sfl.apply(fs, &cfg); err != nil {
 		return fail(e, "search", exitUsage, err)
 	}
-	return search(ctx, e, "search", cfg, *sfl.timeout, *store, *asJSON, args)
+	return search(ctx, e, "search", cfg, *sfl.timeout, *store, *asJSON, *natsURL, args)
 }
 
 // search runs cfg to its end (or the timeout), prints the result and
 // stores it; the exit code is the verdict.
-func search(ctx context.Context, e *env, cmd string, cfg check.Config, timeout time.Duration, store string, asJSON bool, args []string) int {
+func search(ctx context.Context, e *env, cmd string, cfg check.Config, timeout time.Duration, store string, asJSON bool, natsURL string, args []string) int {
 	if cfg.Scenario == "" {
 		return fail(e, cmd, exitUsage, errors.New("-scenario (or a -config naming one) is required; racetrack list shows the scenarios"))
 	}
@@ -151,13 +153,22 @@ func search(ctx context.Context, e *env, cmd string, cfg check.Config, timeout t
 	}
 	start := time.Now()
 	stopped := false
-	for !parallel.Step(x, 256, x.Config().Workers).Done {
-		if ctx.Err() != nil {
-			stopped = true
-			break
+	var res check.Result
+	if natsURL != "" {
+		res, err = distributedSearch(ctx, reg, natsURL, x.Config())
+		if err != nil && ctx.Err() == nil && res.Error == "" {
+			return fail(e, cmd, exitFailure, err)
 		}
+		stopped = ctx.Err() != nil
+	} else {
+		for !parallel.Step(x, 256, x.Config().Workers).Done {
+			if ctx.Err() != nil {
+				stopped = true
+				break
+			}
+		}
+		res = x.Result()
 	}
-	res := x.Result()
 	elapsed := time.Since(start)
 	sc, _ := reg.Lookup(x.Config().Scenario)
 	code := searchCode(sc, res, stopped)
@@ -176,6 +187,20 @@ func search(ctx context.Context, e *env, cmd string, cfg check.Config, timeout t
 		}
 	}
 	return code
+}
+
+// distributedSearch runs cfg on the workers of the NATS cluster at url.
+func distributedSearch(ctx context.Context, reg *scenario.Registry, url string, cfg check.Config) (check.Result, error) {
+	nc, err := cluster.Dial(url, "racetrack-search")
+	if err != nil {
+		return check.Result{}, err
+	}
+	defer nc.Close()
+	c, err := cluster.NewCoordinator(nc, reg, cluster.Options{})
+	if err != nil {
+		return check.Result{}, err
+	}
+	return c.Search(ctx, cfg, nil)
 }
 
 // searchCode: a counterexample by its property's kind; a search that

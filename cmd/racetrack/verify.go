@@ -58,7 +58,7 @@ func verifyCmd(ctx context.Context, e *env, args []string) int {
 		if err := sfl.apply(fs, &cfg); err != nil {
 			return fail(e, "verify", exitUsage, err)
 		}
-		return search(ctx, e, "verify", cfg, *sfl.timeout, *store, false, args)
+		return search(ctx, e, "verify", cfg, *sfl.timeout, *store, false, "", args)
 	}
 	lo, hi, err := seedRange(*seeds)
 	if err != nil {
