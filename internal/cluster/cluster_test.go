@@ -22,7 +22,7 @@ import (
 // testCluster is an embedded NATS server, workers on their own
 // connections and a coordinator on another.
 type testCluster struct {
-	t       *testing.T
+	t       testing.TB
 	emb     *Embedded
 	reg     *scenario.Registry
 	opts    Options
@@ -38,7 +38,7 @@ func startCluster(t *testing.T, workers int) *testCluster {
 	return startClusterWith(t, workers, testOptions)
 }
 
-func startClusterWith(t *testing.T, workers int, opts Options) *testCluster {
+func startClusterWith(t testing.TB, workers int, opts Options) *testCluster {
 	t.Helper()
 	emb, err := StartEmbedded(EmbeddedOptions{Dir: t.TempDir()})
 	if err != nil {
