@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -127,35 +128,45 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// ensureStreams creates or updates the streams and the workers'
-// consumer: idempotent, so every worker and coordinator calls it.
+// ensureStreams creates the streams and the workers' consumer where they
+// are missing; existing ones are kept as they are, so the first process
+// to start (the server) decides their replicas and AckWait, and a
+// worker with other options does not rewrite them.
 func ensureStreams(ctx context.Context, js jetstream.JetStream, o Options) (jetstream.Consumer, error) {
-	if _, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+	streams := []jetstream.StreamConfig{{
 		Name: workStream, Subjects: []string{workSubject + ">"},
 		Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage, Replicas: o.Replicas,
 		Duplicates: time.Minute,
-	}); err != nil {
-		return nil, fmt.Errorf("cluster: stream %s: %w", workStream, err)
-	}
-	if _, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+	}, {
 		Name: resultStream, Subjects: []string{resultSubject + ">"},
 		Retention: jetstream.LimitsPolicy, Storage: jetstream.FileStorage, Replicas: o.Replicas,
 		MaxAge: 24 * time.Hour,
-	}); err != nil {
-		return nil, fmt.Errorf("cluster: stream %s: %w", resultStream, err)
-	}
-	if _, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+	}, {
 		Name: bfsStream, Subjects: []string{bfsSubject + ">"},
 		Retention: jetstream.LimitsPolicy, Storage: jetstream.FileStorage, Replicas: o.Replicas,
 		MaxAge: 24 * time.Hour, Duplicates: 10 * time.Minute, MaxMsgSize: maxBatch * 2,
-	}); err != nil {
-		return nil, fmt.Errorf("cluster: stream %s: %w", bfsStream, err)
+	}}
+	for _, cfg := range streams {
+		if _, err := js.Stream(ctx, cfg.Name); err == nil {
+			continue
+		} else if !errors.Is(err, jetstream.ErrStreamNotFound) {
+			return nil, fmt.Errorf("cluster: stream %s: %w", cfg.Name, err)
+		}
+		if _, err := js.CreateStream(ctx, cfg); err != nil && !errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+			return nil, fmt.Errorf("cluster: stream %s: %w", cfg.Name, err)
+		}
 	}
-	cons, err := js.CreateOrUpdateConsumer(ctx, workStream, jetstream.ConsumerConfig{
+	if cons, err := js.Consumer(ctx, workStream, workerConsumer); err == nil {
+		return cons, nil
+	}
+	cons, err := js.CreateConsumer(ctx, workStream, jetstream.ConsumerConfig{
 		Durable: workerConsumer, AckPolicy: jetstream.AckExplicitPolicy,
 		AckWait: o.AckWait, MaxDeliver: o.MaxDeliver, FilterSubject: workSubject + ">",
 		Replicas: o.Replicas,
 	})
+	if errors.Is(err, jetstream.ErrConsumerExists) {
+		cons, err = js.Consumer(ctx, workStream, workerConsumer)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("cluster: consumer %s: %w", workerConsumer, err)
 	}

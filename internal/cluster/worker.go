@@ -56,6 +56,9 @@ func StartWorker(nc *nats.Conn, reg *scenario.Registry, name string, opts Option
 		cancel()
 		return nil, err
 	}
+	if info := cons.CachedInfo(); info != nil && info.Config.AckWait > 0 {
+		opts.AckWait = info.Config.AckWait // heartbeat at the queue's pace, whoever created it
+	}
 	w := &Worker{name: name, nc: nc, js: js, cons: cons, reg: reg, opts: opts, cancel: cancel, done: make(chan struct{}), seen: map[partKey]*partSeen{}}
 	w.sub, err = nc.Subscribe(cancelSubject+"*", func(m *nats.Msg) {
 		id := m.Subject[len(cancelSubject):]
