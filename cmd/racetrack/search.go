@@ -13,8 +13,8 @@ import (
 	"github.com/racetrack-sim/racetrack/core/check"
 	"github.com/racetrack-sim/racetrack/core/scenario"
 	"github.com/racetrack-sim/racetrack/core/timeline"
-	"github.com/racetrack-sim/racetrack/internal/parallel"
 	"github.com/racetrack-sim/racetrack/internal/cluster"
+	"github.com/racetrack-sim/racetrack/internal/parallel"
 )
 
 // searchFlags are the flags of a search (search, verify -exhaustive).

@@ -28,11 +28,13 @@
 // level is expanded by one task, its successors batched to the partitions
 // that own their fingerprints, then each partition admits its successors
 // against its visited set, in the order of their index paths. It gives
-// the local bfs's verdict, the local state count once the search
-// completes (and, at a violation, the states of the levels before it),
-// and the local counterexample (the first violation in level order, so
-// a shortest one), shrunk on the coordinator as locally. Transitions
-// count the steps the workers executed. Every task's input and output is
+// the local bfs's verdict, its state count (the states of the levels
+// expanded, also when it stops at a violation) and its counterexample
+// (the first violation in level order, so a shortest one), shrunk on the
+// coordinator as locally. Transitions count the steps the workers
+// executed, which differ from the local count (the local bfs shares
+// successor worlds between chunks of a level). States are stored as
+// fingerprints (exact storage is for one machine). Every task's input and output is
 // kept in JetStream (the frontier of each partition, the successors sent
 // to it, and its visited-set increment per level, the checkpoint) under
 // message ids a repeated attempt repeats: a worker killed mid-task costs
