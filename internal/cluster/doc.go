@@ -32,8 +32,7 @@
 // expanded, also when it stops at a violation) and its counterexample
 // (the first violation in level order, so a shortest one), shrunk on the
 // coordinator as locally. Transitions count the steps the workers
-// executed, which differ from the local count (the local bfs shares
-// successor worlds between chunks of a level). States are stored as
+// executed, which may differ from the local count. States are stored as
 // fingerprints (exact storage is for one machine). Every task's input and output is
 // kept in JetStream (the frontier of each partition, the successors sent
 // to it, and its visited-set increment per level, the checkpoint) under
