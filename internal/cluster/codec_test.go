@@ -44,3 +44,20 @@ func FuzzDecodeItems(f *testing.F) {
 		_ = decodeSeen(b, map[uint64]uint64{})
 	})
 }
+
+func TestTaskValidateBoundsParts(t *testing.T) {
+	for _, bad := range []task{
+		{Kind: kindExpand, Parts: MaxParts + 1},
+		{Kind: kindMerge, Parts: 4, Part: 4},
+		{Kind: kindMerge, Parts: 0},
+		{Kind: kindExpand, Parts: 4, Level: -1},
+		{Kind: kindRuns, Lo: 5, Hi: 4},
+	} {
+		if bad.validate() == nil {
+			t.Errorf("task %+v passes validation", bad)
+		}
+	}
+	if err := (task{Kind: kindMerge, Parts: 8, Part: 7, Level: 3}).validate(); err != nil {
+		t.Errorf("a valid task: %v", err)
+	}
+}

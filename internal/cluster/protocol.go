@@ -51,6 +51,20 @@ type task struct {
 	Config check.Config `json:"config"`
 }
 
+// MaxParts bounds Options.Parts (and a task's Parts).
+const MaxParts = 1024
+
+// validate bounds what a task from the queue makes a worker allocate.
+func (t task) validate() error {
+	switch {
+	case t.Kind == kindRuns && (t.Lo < 0 || t.Hi < t.Lo):
+		return fmt.Errorf("cluster: task runs [%d, %d)", t.Lo, t.Hi)
+	case t.Kind != kindRuns && (t.Parts < 1 || t.Parts > MaxParts || t.Part < 0 || t.Part >= t.Parts || t.Level < 0):
+		return fmt.Errorf("cluster: task part %d of %d at level %d", t.Part, t.Parts, t.Level)
+	}
+	return nil
+}
+
 // rangeResult is a worker's answer for a seed range: the first violating
 // run of the range, if any.
 type rangeResult struct {
@@ -122,6 +136,7 @@ func (o Options) withDefaults() Options {
 	if o.Parts <= 0 {
 		o.Parts = 8
 	}
+	o.Parts = min(o.Parts, MaxParts)
 	if o.Replicas <= 0 {
 		o.Replicas = 1
 	}

@@ -115,7 +115,7 @@ func (w *Worker) loop(ctx context.Context) {
 // fail the same way anywhere).
 func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 	var t task
-	if err := json.Unmarshal(msg.Data(), &t); err != nil {
+	if err := json.Unmarshal(msg.Data(), &t); err != nil || t.validate() != nil {
 		_ = msg.Term()
 		return
 	}
