@@ -14,12 +14,14 @@
 // reduction for models with interchangeable processes (see Symmetric).
 // The independence they rely on: steps of different threads that touch
 // different kernel mutexes commute, i.e. threads share model state only
-// under the kernel's mutexes. A model that breaks this says so
-// (UnlockedSharing); if it also declares which shared variables each
-// step reads and writes (SharedAccess), steps are independent when they
-// touch different mutexes and no variable one writes and the other
-// touches, and every reduction applies; if it declares nothing it gets
-// symmetry reduction only. Persistent sets and
+// under the kernel's mutexes. A model states which it is
+// (UnlockedSharing); one that says nothing is taken to share state
+// outside them (the safe default). If it shares state and declares which
+// shared variables each step reads and writes (SharedAccess), steps are
+// independent when they touch different mutexes and no variable one
+// writes and the other touches, and sleep sets and persistent sets apply
+// (DPOR does not: it is not proven there); if it declares nothing it
+// gets symmetry reduction only. Persistent sets and
 // DPOR preserve deadlocks and end states, not every intermediate state,
 // so they are applied only when the searched property is no-deadlock or
 // an Eventually property (checked at the end of an untimed run); the

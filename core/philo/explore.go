@@ -55,3 +55,9 @@ func (t *Table) HashPermuted(h *sim.Hasher, p *sim.Permutation) {
 		h.Int(t.Eaten[i])
 	}
 }
+
+// SharesUnlockedState tells core/check that the philosophers share
+// nothing but the forks (kernel mutexes): each writes only its own meal
+// count. Without it the explorers would assume shared state and reduce
+// nothing (check.UnlockedSharing).
+func (t *Table) SharesUnlockedState() bool { return false }
