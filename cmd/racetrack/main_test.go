@@ -42,7 +42,7 @@ func TestExitCodes(t *testing.T) {
 		code int
 		say  string
 	}{
-		{"deadlock", []string{"verify", "-scenario", "vitess-messager", "-preset", "unsubscribe-vs-poller", "-seeds", "1-3"}, exitDeadlock, "no-deadlock at step"},
+		{"deadlock", []string{"verify", "-scenario", "vitess-messager", "-preset", "unsubscribe-vs-poller", "-seeds", "1-3"}, exitDeadlock, "no-deadlock at step 70:"},
 		{"fixed holds", []string{"verify", "-scenario", "vitess-messager", "-preset", "unsubscribe-vs-poller", "-variant", "fixed", "-seeds", "1-3"}, exitHolds, "holds (3 runs)"},
 		{"safety", []string{"verify", "-scenario", "scylla-mv-backlog", "-preset", "wrong-shard-local", "-seeds", "1-2"}, exitSafety, "response-from-applying-shard at step"},
 		{"liveness", []string{"verify", "-scenario", "tarantool-raft-relay", "-preset", "subscribe-during-election", "-seeds", "1-2"}, exitLiveness, "followers-learn-leader at step"},

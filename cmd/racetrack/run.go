@@ -72,7 +72,7 @@ func printRun(e *env, sum scenario.Summary) {
 		fmt.Fprintln(e.stdout, "no property violated")
 	}
 	for _, v := range sum.Violations {
-		fmt.Fprintf(e.stdout, "VIOLATED %s at step %d (%.3f ms): %s\n", v.Property, v.Step, v.Time, v.Message)
+		fmt.Fprintf(e.stdout, "VIOLATED %s at step %d (%.3f ms): %s\n", v.Property, v.Step+1, v.Time, v.Message)
 	}
 }
 

@@ -234,7 +234,7 @@ func printSearch(e *env, cfg check.Config, res check.Result, stopped bool, elaps
 		fmt.Fprintf(e.stdout, "  error: %s\n", res.Error)
 	}
 	if res.Found && res.Counterexample != nil {
-		fmt.Fprintf(e.stdout, "  VIOLATED %s at step %d: %s\n", res.Property, res.Step, res.Violation)
+		fmt.Fprintf(e.stdout, "  VIOLATED %s at step %d: %s\n", res.Property, res.Step+1, res.Violation)
 		b, _ := json.Marshal(res.Counterexample)
 		fmt.Fprintf(e.stdout, "  counterexample (%d choices, shrunk from %d): racetrack run -spec '%s'\n", res.Length, res.OriginalLength, b)
 	}

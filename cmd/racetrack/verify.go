@@ -143,7 +143,7 @@ func verifySeeds(ctx context.Context, e *env, reg *scenario.Registry, sc *scenar
 		fmt.Fprintf(e.stdout, "%s (%d runs)\n", verdicts[code], rep.Runs)
 	} else {
 		fmt.Fprintf(e.stdout, "VIOLATED on %d of %d seeds\n  first: seed %d, %s at step %d: %s\n  replay: racetrack run -scenario %s -preset %s -variant %s -seed %d\n",
-			rep.Violating, rep.Runs, rep.Seed, rep.Example.Property, rep.Example.Step, rep.Example.Message,
+			rep.Violating, rep.Runs, rep.Seed, rep.Example.Property, rep.Example.Step+1, rep.Example.Message,
 			spec.Scenario, spec.Preset, spec.Variant, rep.Seed)
 	}
 	if store != "" {
