@@ -1,17 +1,14 @@
 package e2e
 
 import (
-	"bufio"
 	"encoding/json"
 	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -52,46 +49,7 @@ func TestInstallServe(t *testing.T) {
 		t.Errorf("-version says %q", v)
 	}
 
-	srv := exec.Command(bin, "serve", "-addr", "127.0.0.1:0", "-data", filepath.Join(tmp, "racetrack.db"))
-	stderr, err := srv.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	addrs := make(chan string, 1)
-	go func() {
-		re := regexp.MustCompile(`addr=(http://\S+)`)
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if m := re.FindStringSubmatch(sc.Text()); m != nil {
-				addrs <- m[1]
-			}
-		}
-		exited <- srv.Wait()
-	}()
-	t.Cleanup(func() {
-		_ = srv.Process.Signal(syscall.SIGTERM)
-		select {
-		case err := <-exited:
-			if err != nil {
-				t.Errorf("racetrack serve after SIGTERM: %v", err)
-			}
-		case <-time.After(20 * time.Second):
-			_ = srv.Process.Kill()
-			t.Error("racetrack serve did not stop on SIGTERM")
-		}
-	})
-	var base string
-	select {
-	case base = <-addrs:
-	case err := <-exited:
-		t.Fatalf("racetrack serve exited: %v", err)
-	case <-time.After(30 * time.Second):
-		t.Fatal("racetrack serve did not report its address")
-	}
+	base := startServer(t, exec.Command(bin, "serve", "-addr", "127.0.0.1:0", "-data", filepath.Join(tmp, "racetrack.db")))
 
 	get := func(path string) (int, string, string) {
 		t.Helper()
