@@ -155,21 +155,16 @@ func (sc *sessionConn) readLoop(c *websocket.Conn, wg *sync.WaitGroup) error {
 	}
 }
 
-// serve answers one request; a panic (a bug in core or a model) fails the
-// request alone.
+// serve answers one request (Serve fails a request that panics on its
+// own; send logs the cause and hides it from the client).
 func (sc *sessionConn) serve(req session.Request) {
-	locked := false
+	sc.mu.Lock()
+	locked := true
 	defer func() {
-		if v := recover(); v != nil {
-			sc.s.log.Error("session request panicked", "method", req.Method, "panic", v)
-			sc.send(session.Reply(req.ID, nil, &session.Error{Code: session.CodeInternal, Message: "the request failed on an internal error"}))
-		}
 		if locked {
 			sc.mu.Unlock()
 		}
 	}()
-	sc.mu.Lock()
-	locked = true
 	sc.sess.Serve(req, &sessionPipe{sc: sc, locked: &locked})
 }
 

@@ -1,6 +1,9 @@
 package session
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // Pipe is a transport as Serve sees it: a way to send messages, a clock,
 // and a way to let other calls in.
@@ -19,8 +22,16 @@ type Pipe interface {
 // serialises Serve calls, and Wait hands the session over): a plain
 // method sends its reply; a search sends progress, then its result; a
 // playback sends frames at its pace, then a Paused result when it stops.
-// It returns once the request is answered.
+// It returns once the request is answered. A panic (a bug in core or in
+// a model) fails that request alone with an internal error naming the
+// panic, which a transport logs and may hide from its client; every
+// transport gets this from here, not from code of its own.
 func (s *Session) Serve(req Request, p Pipe) {
+	defer func() {
+		if v := recover(); v != nil {
+			p.Send(Reply(req.ID, nil, &Error{Code: CodeInternal, Message: fmt.Sprintf("%s: internal error: %v", req.Method, v)}))
+		}
+	}()
 	v, err := s.Call(req.Key(), req.Method, req.Args)
 	switch x := v.(type) {
 	case *Search:

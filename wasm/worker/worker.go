@@ -4,7 +4,6 @@ package worker
 
 import (
 	"encoding/json"
-	"fmt"
 	"sync"
 	"syscall/js"
 	"time"
@@ -50,14 +49,7 @@ func serve(text []byte, p pipe) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	// A panic (a bug in core or a model) fails this request, not the
-	// worker: the runtime would otherwise stop answering for good.
-	defer func() {
-		if v := recover(); v != nil {
-			p.Send(session.Reply(req.ID, nil, &session.Error{Code: session.CodeInternal, Message: fmt.Sprintf("internal error: %v", v)}))
-		}
-	}()
-	s.Serve(req, p)
+	s.Serve(req, p) // a panic fails this request alone (session.Serve)
 }
 
 // pipe posts messages back to the worker's script.
