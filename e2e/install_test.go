@@ -25,14 +25,7 @@ func TestInstallServe(t *testing.T) {
 	if testing.Short() {
 		t.Skip("clones and builds the repository")
 	}
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git")
-	}
-	tmp := t.TempDir()
-	head := strings.TrimSpace(string(must(t, exec.Command("git", "-C", root, "rev-parse", "HEAD"))))
-	clone := filepath.Join(tmp, "clone")
-	must(t, exec.Command("git", "clone", "-q", "--no-checkout", root, clone))
-	must(t, exec.Command("git", "-C", clone, "checkout", "-q", head))
+	tmp, clone := cloneHead(t)
 	if _, err := os.Stat(filepath.Join(clone, "static", "app.wasm")); err == nil {
 		t.Fatal("the clone holds static/app.wasm: build output must not be committed")
 	}

@@ -44,14 +44,7 @@ func TestOwnModel(t *testing.T) {
 	if testing.Short() {
 		t.Skip("clones and builds the example module")
 	}
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git")
-	}
-	tmp := t.TempDir()
-	head := strings.TrimSpace(string(must(t, exec.Command("git", "-C", root, "rev-parse", "HEAD"))))
-	clone := filepath.Join(tmp, "clone")
-	must(t, exec.Command("git", "clone", "-q", "--no-checkout", root, clone))
-	must(t, exec.Command("git", "-C", clone, "checkout", "-q", head))
+	tmp, clone := cloneHead(t)
 	mod := filepath.Join(clone, "examples", "ownmodel")
 	modcache := strings.TrimSpace(string(must(t, exec.Command("go", "env", "GOMODCACHE"))))
 	goCmd := func(env []string, args ...string) *exec.Cmd {
@@ -250,4 +243,21 @@ func startServer(t *testing.T, srv *exec.Cmd) string {
 		t.Fatalf("%s did not report its address", srv.Path)
 	}
 	return ""
+}
+
+// cloneHead clones the committed tree (HEAD: uncommitted changes and
+// ignored build output are left behind) into a temporary folder and
+// returns the folder and the clone in it; without git the test is
+// skipped.
+func cloneHead(t *testing.T) (tmp, clone string) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	tmp = t.TempDir()
+	head := strings.TrimSpace(string(must(t, exec.Command("git", "-C", root, "rev-parse", "HEAD"))))
+	clone = filepath.Join(tmp, "clone")
+	must(t, exec.Command("git", "clone", "-q", "--no-checkout", root, clone))
+	must(t, exec.Command("git", "-C", clone, "checkout", "-q", head))
+	return tmp, clone
 }

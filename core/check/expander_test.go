@@ -6,6 +6,7 @@ import (
 
 	"github.com/racetrack-sim/racetrack/core/catalog"
 	"github.com/racetrack-sim/racetrack/core/check"
+	"github.com/racetrack-sim/racetrack/core/check/checktest"
 	"github.com/racetrack-sim/racetrack/core/scenario"
 )
 
@@ -80,36 +81,12 @@ func partitionedBFS(t *testing.T, reg *scenario.Registry, cfg check.Config, part
 	}
 }
 
-// bfsConfigs are the bfs searches of every untimed preset at small sizes,
-// every variant, with the default reductions and with none.
-func bfsConfigs(reg *scenario.Registry) []check.Config {
-	small := map[string]map[string]any{
-		"dining-philosophers": {"philosophers": 3},
-		"vitess-messager":     {"clients": 2, "iterations": 1},
-	}
-	var out []check.Config
-	for _, sc := range reg.List() {
-		for _, p := range sc.Presets {
-			for _, v := range sc.Variants {
-				for _, red := range []check.Reductions{check.DefaultReductions(check.BFS), {}} {
-					cfg := check.Config{Scenario: sc.ID, Preset: p.ID, Variant: v.ID, Params: small[sc.ID], Strategy: check.BFS, Reductions: red}
-					if _, err := check.New(reg, cfg); err != nil {
-						continue // timed presets are not searched by bfs
-					}
-					out = append(out, cfg)
-				}
-			}
-		}
-	}
-	return out
-}
-
 // Partitioned by fingerprint, a bfs finds what the local bfs finds: the
 // verdict, the states stored (also when it stops at a violation), the
 // counterexample.
 func TestExpanderPartitionedGivesTheLocalAnswer(t *testing.T) {
 	reg := catalog.New()
-	cfgs := bfsConfigs(reg)
+	cfgs := checktest.BFSConfigs(reg)
 	if len(cfgs) < 4 {
 		t.Fatalf("only %d bfs configurations", len(cfgs))
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/racetrack-sim/racetrack/core/catalog"
 	"github.com/racetrack-sim/racetrack/core/check"
+	"github.com/racetrack-sim/racetrack/core/check/checktest"
 	"github.com/racetrack-sim/racetrack/core/scenario"
 )
 
@@ -276,30 +277,6 @@ func TestSwarmFailsWhenTheClusterVanishes(t *testing.T) {
 	}
 }
 
-// bfsConfigs are the bfs searches of every untimed preset at small
-// sizes, every variant, with the default reductions and with none.
-func bfsConfigs(reg *scenario.Registry) []check.Config {
-	small := map[string]map[string]any{
-		"dining-philosophers": {"philosophers": 3},
-		"vitess-messager":     {"clients": 2, "iterations": 1},
-	}
-	var out []check.Config
-	for _, sc := range reg.List() {
-		for _, p := range sc.Presets {
-			for _, v := range sc.Variants {
-				for _, red := range []check.Reductions{check.DefaultReductions(check.BFS), {}} {
-					cfg := check.Config{Scenario: sc.ID, Preset: p.ID, Variant: v.ID, Params: small[sc.ID], Strategy: check.BFS, Reductions: red}
-					if _, err := check.New(reg, cfg); err != nil {
-						continue // timed presets are not searched by bfs
-					}
-					out = append(out, cfg)
-				}
-			}
-		}
-	}
-	return out
-}
-
 // sameBFSAnswer compares what a distributed bfs must share with the
 // local one: the verdict, the states stored (also at a violation), the
 // counterexample and its length.
@@ -321,7 +298,7 @@ func sameBFSAnswer(t *testing.T, cfg check.Config, local, dist check.Result) {
 // local bfs finds.
 func TestBFSGivesTheLocalAnswer(t *testing.T) {
 	c := startCluster(t, 3)
-	for _, cfg := range bfsConfigs(c.reg) {
+	for _, cfg := range checktest.BFSConfigs(c.reg) {
 		local := localSearch(t, c.reg, cfg)
 		dist, err := c.coord.Search(context.Background(), cfg, nil)
 		if err != nil {
@@ -335,7 +312,7 @@ func TestBFSGivesTheLocalAnswer(t *testing.T) {
 // (redone from the level's data in JetStream), never the answer.
 func TestBFSSurvivesAKilledWorker(t *testing.T) {
 	k := newKiller(t, 2, testOptions)
-	for _, cfg := range bfsConfigs(k.c.reg) {
+	for _, cfg := range checktest.BFSConfigs(k.c.reg) {
 		local := localSearch(t, k.c.reg, cfg)
 		var dist check.Result
 		var err error
