@@ -89,19 +89,6 @@ func TestShiVizParses(t *testing.T) {
 	}
 }
 
-type chromeEvent struct {
-	Name string         `json:"name"`
-	Cat  string         `json:"cat"`
-	Ph   string         `json:"ph"`
-	Ts   *float64       `json:"ts"`
-	Dur  *float64       `json:"dur"`
-	Pid  int            `json:"pid"`
-	Tid  int            `json:"tid"`
-	ID   string         `json:"id"`
-	Bp   string         `json:"bp"`
-	Args map[string]any `json:"args"`
-}
-
 func TestChromeTraceIsBalanced(t *testing.T) {
 	for _, tl := range []*timeline.Timeline{workload(t), deadlock(t)} {
 		out, err := export.Chrome(tl)
@@ -109,14 +96,14 @@ func TestChromeTraceIsBalanced(t *testing.T) {
 			t.Fatal(err)
 		}
 		var doc struct {
-			TraceEvents []chromeEvent  `json:"traceEvents"`
+			TraceEvents []tefEvent     `json:"traceEvents"`
 			OtherData   map[string]any `json:"otherData"`
 		}
 		if err := json.Unmarshal(out, &doc); err != nil {
 			t.Fatal(err)
 		}
 		threads := map[int]string{}
-		open := map[string]chromeEvent{}
+		open := map[string]tefEvent{}
 		starts, finishes := map[string]float64{}, map[string]float64{}
 		complete, instants := 0, 0
 		for _, e := range doc.TraceEvents {
