@@ -3,28 +3,16 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"slices"
 	"strings"
 
-	"github.com/racetrack-sim/racetrack/core/export"
-	"github.com/racetrack-sim/racetrack/core/timeline"
+	"github.com/racetrack-sim/racetrack/core/session"
 )
 
-// exportFormats are the formats of racetrack export.
-var exportFormats = map[string]func(*timeline.Timeline) ([]byte, error){
-	"chrome": export.Chrome,
-	"shiviz": export.ShiViz,
-	"json":   export.JSON,
-	"svg":    diagramSVG,
-}
-
 func exportCmd(_ context.Context, e *env, args []string) int {
-	names := make([]string, 0, len(exportFormats))
-	for k := range exportFormats {
-		names = append(names, k)
+	var names []string
+	for _, f := range session.Formats() {
+		names = append(names, f.ID)
 	}
-	slices.Sort(names)
 	fs := newFlags("export", "-format "+strings.Join(names, "|")+" [-o FILE] [-spec JSON|@FILE] [-scenario S -preset P -variant V -seed N -param k=v]",
 		"Writes a run for other tools: chrome (Trace Event JSON for ui.perfetto.dev and chrome://tracing),\n"+
 			"shiviz (a ShiViz log), json (the whole run), svg (the space-time diagram, at most 5000 steps).\n"+
@@ -35,8 +23,8 @@ func exportCmd(_ context.Context, e *env, args []string) int {
 	if code := parse(fs, e, args); code >= 0 {
 		return code
 	}
-	write, ok := exportFormats[*format]
-	if !ok {
+	_, write, err := session.ExportWriter(*format, nil)
+	if err != nil {
 		return fail(e, "export", exitUsage, fmt.Errorf("-format %q: one of %s", *format, strings.Join(names, ", ")))
 	}
 	spec, err := sf.spec(fs)
@@ -47,14 +35,10 @@ func exportCmd(_ context.Context, e *env, args []string) int {
 	if tl == nil {
 		return code
 	}
-	b, err := write(tl)
-	if err != nil {
-		return fail(e, "export", exitFailure, err)
-	}
 	if *out == "" {
-		_, err = e.stdout.Write(b)
+		err = write(e.stdout, tl)
 	} else {
-		err = os.WriteFile(*out, b, 0o644)
+		err = writeFile(*out, tl, write)
 	}
 	if err != nil {
 		return fail(e, "export", exitFailure, err)

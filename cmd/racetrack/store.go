@@ -10,8 +10,8 @@ import (
 
 	"github.com/racetrack-sim/racetrack/core/export"
 	"github.com/racetrack-sim/racetrack/core/scenario"
+	"github.com/racetrack-sim/racetrack/core/session"
 	"github.com/racetrack-sim/racetrack/core/timeline"
-	"github.com/racetrack-sim/racetrack/core/viz"
 )
 
 // storeTime names a run folder: UTC to the millisecond, sortable, like
@@ -19,9 +19,6 @@ import (
 func storeTime() (string, error) {
 	return time.Now().UTC().Format("20060102T150405.000Z"), nil
 }
-
-// maxDiagramSteps bounds the window of the stored diagram.
-const maxDiagramSteps = 5000
 
 // runFolder creates <dir>/<scenario>/<preset>-<variant>/<time>/ and points
 // the folder's sibling "latest" at it.
@@ -59,15 +56,13 @@ func writeJSONFile(dir, name string, v any) error {
 	return os.WriteFile(filepath.Join(dir, name), append(b, '\n'), 0o644)
 }
 
-// storedFiles are the files of a run in its folder, by what they hold.
-var storedFiles = []struct {
-	name  string
-	write func(*timeline.Timeline) ([]byte, error)
-}{
-	{"trace.json", export.Chrome},
-	{"run.shiviz.log", export.ShiViz},
-	{"run.json", export.JSON},
-	{"diagram.svg", diagramSVG},
+// storedFiles are the files of a run in its folder, by export format
+// (core/session owns the formats and their writers).
+var storedFiles = []struct{ name, format string }{
+	{"trace.json", "chrome"},
+	{"run.shiviz.log", "shiviz"},
+	{"run.json", "json"},
+	{"diagram.svg", "svg"},
 }
 
 // writeRun writes a recorded run into dir: spec.json (its normalised
@@ -86,35 +81,29 @@ func writeRun(dir string, tl *timeline.Timeline) error {
 		return err
 	}
 	for _, f := range storedFiles {
-		b, err := f.write(tl)
-		if err != nil {
-			return fmt.Errorf("%s: %w", f.name, err)
+		if f.format == "svg" && tl.Len() == 0 {
+			continue // nothing to draw
 		}
-		if err := os.WriteFile(filepath.Join(dir, f.name), b, 0o644); err != nil {
+		_, write, err := session.ExportWriter(f.format, nil)
+		if err != nil {
 			return err
+		}
+		if err := writeFile(filepath.Join(dir, f.name), tl, write); err != nil {
+			return fmt.Errorf("%s: %w", f.name, err)
 		}
 	}
 	return nil
 }
 
-// diagramSVG draws at most maxDiagramSteps steps, ending a little after
-// the first violation when there is one.
-func diagramSVG(tl *timeline.Timeline) ([]byte, error) {
-	n := tl.Len()
-	if n == 0 {
-		return []byte(`<svg xmlns="http://www.w3.org/2000/svg" width="0" height="0"></svg>` + "\n"), nil
-	}
-	from, to := 0, n
-	if n > maxDiagramSteps {
-		to = maxDiagramSteps
-		if vs := tl.Violations(); len(vs) > 0 {
-			to = min(n, max(maxDiagramSteps, vs[0].Step+maxDiagramSteps/10))
-		}
-		from = to - maxDiagramSteps
-	}
-	d, err := viz.Layout(tl, viz.Options{From: from, To: to})
+// writeFile streams a run into a new file in one format.
+func writeFile(name string, tl *timeline.Timeline, write export.Writer) error {
+	f, err := os.Create(name)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return viz.SVG(d), nil
+	if err := write(f, tl); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

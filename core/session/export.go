@@ -84,13 +84,32 @@ func ExportWriter(format string, parent *timeline.Branch) (Format, export.Writer
 	return *f, writeSVG, nil
 }
 
-// writeSVG writes the diagram of the run's first MaxLayoutSteps steps.
+// MaxSVGSteps bounds the window of the svg export: a diagram is read,
+// not scrolled, and a longer one is a wall.
+const MaxSVGSteps = 5000
+
+// SVGWindow is the window of steps the svg export draws: the whole run
+// when it fits MaxSVGSteps, else MaxSVGSteps steps ending a little after
+// the first violation (or the first MaxSVGSteps).
+func SVGWindow(tl *timeline.Timeline) (from, to int) {
+	n := tl.Len()
+	if n <= MaxSVGSteps {
+		return 0, n
+	}
+	to = MaxSVGSteps
+	if vs := tl.Violations(); len(vs) > 0 {
+		to = min(n, max(MaxSVGSteps, vs[0].Step+MaxSVGSteps/10))
+	}
+	return to - MaxSVGSteps, to
+}
+
+// writeSVG writes the diagram of the run's SVGWindow.
 func writeSVG(w io.Writer, tl *timeline.Timeline) error {
 	if tl.Len() == 0 {
 		return errorf(CodeInvalid, "run", "the run has no steps to draw")
 	}
-	n := min(tl.Len(), MaxLayoutSteps)
-	d, err := viz.Layout(tl, viz.Options{To: n, Width: diagramWidth(n)})
+	from, to := SVGWindow(tl)
+	d, err := viz.Layout(tl, viz.Options{From: from, To: to, Width: diagramWidth(to - from)})
 	if err != nil {
 		return err
 	}
