@@ -54,6 +54,8 @@ func TestExitCodes(t *testing.T) {
 		{"run holds", []string{"run", "-scenario", "dining-philosophers", "-variant", "fixed", "-seed", "1"}, exitHolds, "no property violated"},
 		{"search random", []string{"search", "-scenario", "scylla-mv-backlog", "-preset", "wrong-shard-local", "-runs", "20"}, exitSafety, "counterexample"},
 		{"search random holds", []string{"search", "-scenario", "dining-philosophers", "-variant", "fixed", "-runs", "5"}, exitHolds, "no violation within budget"},
+		// -config takes the body of POST /api/v1/searches, seconds and explicit reductions included.
+		{"search config is a REST body", []string{"search", "-config", `{"scenario":"dining-philosophers","preset":"lock-level","strategy":"bfs","params":{"philosophers":3},"budget":{"states":5000,"seconds":60},"reductions":{"sleep":true}}`}, exitDeadlock, "violation found"},
 		{"search timeout", []string{"search", "-scenario", "vitess-messager", "-preset", "lock-level", "-variant", "fixed", "-strategy", "bfs", "-timeout", "1ns"}, exitBudget, "stopped by -timeout"},
 	}
 	for _, c := range cases {

@@ -12,6 +12,7 @@ import (
 	"github.com/racetrack-sim/racetrack/core/catalog"
 	"github.com/racetrack-sim/racetrack/core/check"
 	"github.com/racetrack-sim/racetrack/core/scenario"
+	"github.com/racetrack-sim/racetrack/core/session"
 	"github.com/racetrack-sim/racetrack/core/timeline"
 	"github.com/racetrack-sim/racetrack/internal/cluster"
 	"github.com/racetrack-sim/racetrack/internal/parallel"
@@ -65,9 +66,7 @@ func (f *searchFlags) apply(fs *flag.FlagSet, cfg *check.Config) error {
 	}
 	switch r := *f.reductions; {
 	case r == "default" && !set["reductions"]:
-		if cfg.Reductions == (check.Reductions{}) {
-			cfg.Reductions = check.DefaultReductions(cfg.Strategy)
-		}
+		// cfg keeps its reductions: the config's, or the strategy's defaults.
 	case r == "default":
 		cfg.Reductions = check.DefaultReductions(cfg.Strategy)
 	case r == "none":
@@ -107,28 +106,38 @@ func searchCmd(ctx context.Context, e *env, args []string) int {
 	if code := parse(fs, e, args); code >= 0 {
 		return code
 	}
-	var cfg check.Config
+	// The config is decoded as the server decodes a search request
+	// (core/session), so one body works in both places.
+	var req session.SearchRequest
 	if *config != "" {
 		data, err := readInput(*config)
 		if err == nil {
-			err = scenario.DecodeStrict(data, &cfg)
+			req, err = session.DecodeSearchRequest(data)
 		}
 		if err != nil {
 			return fail(e, "search", exitUsage, fmt.Errorf("-config: %w", err))
 		}
 	}
-	sf.override(fs, &cfg.Scenario, &cfg.Preset, &cfg.Variant, &cfg.Seed, &cfg.Params)
 	set := setFlags(fs)
-	if set["strategy"] || cfg.Strategy == "" {
-		cfg.Strategy = *strategy
+	if req.Distributed && *natsURL == "" {
+		return fail(e, "search", exitUsage, errors.New("-config: distributed needs -nats URL (racetrack worker joins a cluster)"))
 	}
+	timeout := *sfl.timeout
+	if !set["timeout"] && req.Budget.Seconds > 0 {
+		timeout = time.Duration(req.Budget.Seconds * float64(time.Second))
+	}
+	sf.override(fs, &req.Scenario, &req.Preset, &req.Variant, &req.Seed, &req.Params)
+	if set["strategy"] || req.Strategy == "" {
+		req.Strategy = *strategy
+	}
+	cfg := req.Config()
 	if set["property"] {
 		cfg.Property = *property
 	}
 	if err := sfl.apply(fs, &cfg); err != nil {
 		return fail(e, "search", exitUsage, err)
 	}
-	return search(ctx, e, "search", cfg, *sfl.timeout, *store, *asJSON, *natsURL, args)
+	return search(ctx, e, "search", cfg, timeout, *store, *asJSON, *natsURL, args)
 }
 
 // search runs cfg to its end (or the timeout), prints the result and

@@ -54,7 +54,8 @@ func verifyCmd(ctx context.Context, e *env, args []string) int {
 		if *exhaustive != check.BFS && *exhaustive != check.DFS {
 			return fail(e, "verify", exitUsage, fmt.Errorf("-exhaustive %q: bfs or dfs", *exhaustive))
 		}
-		cfg := check.Config{Scenario: ns.Scenario, Preset: ns.Preset, Variant: ns.Variant, Params: spec.Params, Property: prop, Strategy: *exhaustive}
+		cfg := check.Config{Scenario: ns.Scenario, Preset: ns.Preset, Variant: ns.Variant, Params: spec.Params, Property: prop, Strategy: *exhaustive,
+			Reductions: check.DefaultReductions(*exhaustive)}
 		if err := sfl.apply(fs, &cfg); err != nil {
 			return fail(e, "verify", exitUsage, err)
 		}

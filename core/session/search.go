@@ -66,6 +66,23 @@ func (b *SearchBudget) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// Config is the explorer configuration the request asks for: the
+// strategy's default reductions (check.DefaultReductions) unless the
+// request switches them. Every client of a search request (the session,
+// the server's jobs, the command line) builds its check.Config here.
+func (req SearchRequest) Config() check.Config {
+	red := check.DefaultReductions(req.Strategy)
+	if req.Reductions != nil {
+		red = *req.Reductions
+	}
+	b := req.Budget
+	return check.Config{
+		Scenario: req.Scenario, Preset: req.Preset, Variant: req.Variant, Params: req.Params,
+		Property: req.Property, Strategy: req.Strategy, Seed: req.Seed, PCTDepth: req.PCTDepth,
+		Budget: check.Budget{States: b.States, Runs: b.Runs, Depth: b.Depth}, Reductions: red, Workers: req.Workers,
+	}
+}
+
 // DecodeSearchRequest parses a search request strictly; errors name the
 // field.
 func DecodeSearchRequest(data []byte) (SearchRequest, error) {
@@ -124,15 +141,7 @@ func (s *Session) Plan(req SearchRequest) (*Search, error) {
 			seconds = min(seconds, l.MaxSearchSeconds)
 		}
 	}
-	red := check.DefaultReductions(req.Strategy)
-	if req.Reductions != nil {
-		red = *req.Reductions
-	}
-	x, err := check.New(s.reg, check.Config{
-		Scenario: req.Scenario, Preset: req.Preset, Variant: req.Variant, Params: req.Params,
-		Property: req.Property, Strategy: req.Strategy, Seed: req.Seed, PCTDepth: req.PCTDepth,
-		Budget: check.Budget{States: b.States, Runs: b.Runs, Depth: b.Depth}, Reductions: red, Workers: req.Workers,
-	})
+	x, err := check.New(s.reg, req.Config())
 	if err != nil {
 		return nil, AsError(err, "")
 	}
