@@ -330,7 +330,7 @@ func (b *bfsEngine) expandChunk(c *chunk) {
 		}
 		c.dup[s.key] = uint32(len(c.cands))
 		if len(c.worlds) == len(c.cands) && len(c.worlds) < c.keep {
-			c.worlds = append(c.worlds, s.w)
+			c.worlds = append(c.worlds, c.ex.own(s))
 		}
 		for _, v := range s.w.Schedule()[pathLen:] {
 			c.choices = binary.AppendUvarint(c.choices, uint64(v))
@@ -359,7 +359,7 @@ func (b *bfsEngine) expandChunk(c *chunk) {
 		parent, pathLen = uint32(i), len(w.Schedule())
 		c.ex.expand(&node{w: w, sleep: b.curSleep.get(i)})
 	}
-	c.dup = nil
+	c.dup, c.ex.pool = nil, nil
 	for i := c.lo; i < c.hi && i < len(b.curWorlds); i++ {
 		b.curWorlds[i] = nil
 	}
@@ -396,9 +396,13 @@ type rebuilder struct {
 	worlds []*sim.World // its world
 	anc    []uint32
 	buf    []int
+	// free holds worlds dropped from the cached path, to recycle; last
+	// is the world world returned last, recycled by the next call.
+	free []*sim.World
+	last *sim.World
 }
 
-// world returns a fresh world of entry i at depth d.
+// world returns a world of entry i at depth d, valid until the next call.
 func (r *rebuilder) world(d int, i uint32) (*sim.World, error) {
 	if d == 0 {
 		return r.b.root.Snapshot(), nil
@@ -419,14 +423,27 @@ func (r *rebuilder) world(d int, i uint32) (*sim.World, error) {
 	for j > 0 && r.ids[j] != anc[j] {
 		j--
 	}
+	for _, w := range r.worlds[j+1:] {
+		if w != r.b.root {
+			r.free = append(r.free, w)
+		}
+	}
 	r.ids, r.worlds = r.ids[:j+1], r.worlds[:j+1]
 	w := r.worlds[j]
 	for k := j + 1; k <= d; k++ {
-		c, err := r.replay(w, k, anc[k])
+		into := r.last
+		if k < d {
+			into = nil
+			if n := len(r.free); n > 0 {
+				into, r.free = r.free[n-1], r.free[:n-1]
+			}
+		}
+		c, err := r.replay(w, k, anc[k], into)
 		if err != nil {
 			return nil, err
 		}
 		if k == d {
+			r.last = c
 			return c, nil
 		}
 		r.ids, r.worlds = append(r.ids, anc[k]), append(r.worlds, c)
@@ -435,10 +452,11 @@ func (r *rebuilder) world(d int, i uint32) (*sim.World, error) {
 	return nil, fmt.Errorf("%w: bfs lost the path to a state", ErrReplay)
 }
 
-// replay steps a copy of w (at depth k-1) by entry e of depth k.
-func (r *rebuilder) replay(w *sim.World, k int, e uint32) (*sim.World, error) {
+// replay steps a copy of w (at depth k-1), made in into's memory, by
+// entry e of depth k.
+func (r *rebuilder) replay(w *sim.World, k int, e uint32, into *sim.World) (*sim.World, error) {
 	r.buf = r.b.levels[k].stepChoices(e, r.buf[:0])
-	c := w.Snapshot()
+	c := w.SnapshotInto(into)
 	ch := &sim.ScriptChooser{Schedule: r.buf}
 	c.SetChooser(ch)
 	if !c.Step() || ch.Pos != len(r.buf) {

@@ -87,7 +87,7 @@ func (e *dporEngine) frame(w *sim.World, sleep []footprint) *dporFrame {
 		p := ready[k].Proc
 		var vals []int
 		for {
-			c, ch, ok := ex.try(w, k, vals)
+			c, ch, ok := ex.try(w, k, vals, -1)
 			if !ok {
 				return nil
 			}

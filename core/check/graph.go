@@ -1,6 +1,7 @@
 package check
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -95,6 +96,12 @@ type graphEngine struct {
 	lockSets LockSets
 	sym      Symmetric
 	perms    []sim.Permutation
+	// invs are the perms' inverses on processes (nil: not renamed), and
+	// group says the perms and the identity are closed under composition:
+	// then hash tries only the renamings that sort the processes'
+	// signatures least (see hash).
+	invs  [][]sim.ProcID
+	group bool
 	// safeAt remembers which (process, pc) steps were found local, to try
 	// them first. Expansions only read it; what they learn is merged in
 	// by the engine between expansions (at the end of a bfs level), so
@@ -164,6 +171,7 @@ func newGraph(x *Explorer) (*graphEngine, *sim.World, error) {
 	if s, ok := symmetryOf(w.Model()); ok && x.cfg.Reductions.Symmetry {
 		if perms := s.Symmetries(w); len(perms) > 0 {
 			e.sym, e.perms = s, perms
+			e.invs, e.group = symmetryGroup(perms, len(w.Procs()), len(w.Mutexes()))
 		}
 	}
 	x.applied = Reductions{Sleep: x.cfg.Reductions.Sleep && !e.racy, POR: e.por, Symmetry: e.sym != nil}
@@ -185,18 +193,164 @@ func newGraph(x *Explorer) (*graphEngine, *sim.World, error) {
 	return e, w, nil
 }
 
-// hash is the canonical hash of a state.
-func (e *graphEngine) hash(w *sim.World) uint64 {
+// hash is the canonical hash of a state, folded in h (a caller's
+// scratch hasher: a local one would escape to the heap through the
+// model's fold): the least hash of the state renamed by each symmetry.
+//
+// When the symmetries form a group G, it hashes only the renamings p
+// whose process signatures (status, pc, condition waited on: what the
+// state hash folds of each process that no renaming changes), read in
+// the renamed order, are least. For a state t = q·s of s's orbit the
+// renamed states {p·t : p in G} are {p·s : p in G}, so the least
+// signature vector and the renamings reaching it cover the same states,
+// and the least hash among them is the same for the whole orbit: the
+// key stays canonical while it costs about one hash instead of |G|.
+func (e *graphEngine) hash(w *sim.World, h *sim.Hasher) uint64 {
 	if e.sym == nil {
-		return w.Hash()
+		*h = sim.NewHasher()
+		w.FoldPermuted(h, nil, w.Model().Hash)
+		return h.Sum()
 	}
 	m, _ := symmetryOf(w.Model())
-	best := w.HashPermuted(nil, func(h *sim.Hasher) { m.HashPermuted(h, nil) })
+	fold := func(p *sim.Permutation) uint64 {
+		*h = sim.NewHasher()
+		w.FoldPermuted(h, p, func(h *sim.Hasher) { m.HashPermuted(h, p) })
+		return h.Sum()
+	}
+	if !e.group || !pruneSignatures {
+		best := fold(nil)
+		for i := range e.perms {
+			best = min(best, fold(&e.perms[i]))
+		}
+		return best
+	}
+	procs := w.Procs()
+	least := -1 // index into perms of a least signature vector; -1: identity
+	var cands [64]int
+	ties := append(cands[:0], -1)
 	for i := range e.perms {
-		p := &e.perms[i]
-		best = min(best, w.HashPermuted(p, func(h *sim.Hasher) { m.HashPermuted(h, p) }))
+		switch c := compareSignatures(procs, e.invs[i], e.invOf(least)); {
+		case c < 0:
+			least, ties = i, append(ties[:0], i)
+		case c == 0:
+			ties = append(ties, i)
+		}
+	}
+	best := uint64(0)
+	for j, i := range ties {
+		var p *sim.Permutation
+		if i >= 0 {
+			p = &e.perms[i]
+		}
+		if v := fold(p); j == 0 || v < best {
+			best = v
+		}
 	}
 	return best
+}
+
+// pruneSignatures is off only in tests that compare hash with and
+// without the signature pruning.
+var pruneSignatures = true
+
+func (e *graphEngine) invOf(i int) []sim.ProcID {
+	if i < 0 {
+		return nil
+	}
+	return e.invs[i]
+}
+
+// compareSignatures compares the process signatures of a state read in
+// the order of two renamings' inverses (nil: the identity).
+func compareSignatures(procs []sim.Proc, a, b []sim.ProcID) int {
+	for j := range procs {
+		x, y := &procs[j], &procs[j]
+		if a != nil {
+			x = &procs[a[j]]
+		}
+		if b != nil {
+			y = &procs[b[j]]
+		}
+		if c := cmp.Compare(x.Status, y.Status); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(x.PC, y.PC); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(x.WaitingOn, y.WaitingOn); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+// symmetryGroup returns the inverses of perms on nprocs processes and
+// whether perms plus the identity are closed under composition (on
+// processes and on nmutexes mutexes). At most 63 renamings are checked
+// (beyond, hash takes the least over all of them).
+func symmetryGroup(perms []sim.Permutation, nprocs, nmutexes int) ([][]sim.ProcID, bool) {
+	invs := make([][]sim.ProcID, len(perms))
+	for i, p := range perms {
+		if p.Procs == nil {
+			continue
+		}
+		inv := make([]sim.ProcID, nprocs)
+		for a, b := range p.Procs {
+			inv[b] = sim.ProcID(a)
+		}
+		invs[i] = inv
+	}
+	if len(perms) > 63 {
+		return invs, false
+	}
+	type key struct{ procs, mutexes string }
+	keyOf := func(procs []sim.ProcID, mutexes []sim.MutexID) key {
+		return key{fmt.Sprint(procs), fmt.Sprint(mutexes)}
+	}
+	identity := func(n int) []int32 {
+		s := make([]int32, n)
+		for i := range s {
+			s[i] = int32(i)
+		}
+		return s
+	}
+	full := func(p sim.Permutation) ([]sim.ProcID, []sim.MutexID) {
+		procs, mutexes := p.Procs, p.Mutexes
+		if procs == nil {
+			for _, v := range identity(nprocs) {
+				procs = append(procs, sim.ProcID(v))
+			}
+		}
+		if mutexes == nil {
+			for _, v := range identity(nmutexes) {
+				mutexes = append(mutexes, sim.MutexID(v))
+			}
+		}
+		return procs, mutexes
+	}
+	members := map[key]bool{keyOf(full(sim.Permutation{})): true}
+	all := []sim.Permutation{{}}
+	for _, p := range perms {
+		members[keyOf(full(p))] = true
+		all = append(all, p)
+	}
+	for _, p := range all {
+		pp, pm := full(p)
+		for _, q := range all {
+			qp, qm := full(q)
+			cp, cm := make([]sim.ProcID, nprocs), make([]sim.MutexID, nmutexes)
+			for i := range cp {
+				cp[i] = pp[qp[i]]
+			}
+			for i := range cm {
+				cm[i] = pm[qm[i]]
+			}
+			if !members[keyOf(cp, cm)] {
+				return invs, false
+			}
+		}
+	}
+	return invs, true
 }
 
 // dfsEngine is depth-first search over a LIFO frontier of worlds.
@@ -263,6 +417,24 @@ type expansion struct {
 	err         error
 	found       *finding
 	safe        [][2]int
+	// pool holds the worlds of the successors being computed, by slot,
+	// recycled from one expanded state to the next (own takes one out
+	// for a caller that keeps it); fc and h are scratch.
+	pool  []*sim.World
+	fc    forceChooser
+	h     sim.Hasher
+	ready []sim.Event
+}
+
+// own hands s's world to a caller that keeps it: the expansion no
+// longer recycles it.
+func (ex *expansion) own(s succ) *sim.World {
+	for i, w := range ex.pool {
+		if w == s.w {
+			ex.pool[i] = nil
+		}
+	}
+	return s.w
 }
 
 // flush hands what the expansion found to the explorer and the engine.
@@ -305,7 +477,8 @@ func (ex *expansion) expand(n *node) {
 	x := e.x
 	w := n.w
 	ex.depth = max(ex.depth, w.Steps())
-	ready := w.Ready()
+	ex.ready = w.ReadyInto(ex.ready)
+	ready := ex.ready
 	if len(ready) == 0 {
 		ex.settleEnd(w)
 		return
@@ -325,7 +498,7 @@ func (ex *expansion) expand(n *node) {
 		single := true
 		var vals []int
 		for {
-			c, ch, ok := ex.try(w, k, vals)
+			c, ch, ok := ex.try(w, k, vals, len(succs))
 			if !ok {
 				return
 			}
@@ -337,7 +510,7 @@ func (ex *expansion) expand(n *node) {
 				ex.report(c, v)
 				return
 			}
-			s := succ{w: c, key: e.keyOf(c), fp: fp}
+			s := succ{w: c, key: e.keyOfWith(c, &ex.h), fp: fp}
 			if single && e.por && e.safe(&ready[k], fp) {
 				if _, seen := e.store.lookup(s.key); !seen {
 					// A persistent set of one: the step touches nothing
@@ -450,12 +623,24 @@ func (e *graphEngine) safe(ev *sim.Event, fp footprint) bool {
 }
 
 // try runs option k of w's ready events with the given values for the
-// value choices inside the step, on a copy of w.
-func (ex *expansion) try(w *sim.World, k int, vals []int) (*sim.World, *forceChooser, bool) {
+// value choices inside the step, on a copy of w: the world of pool slot
+// slot, recycled, or (slot < 0) a new one. The chooser it returns is
+// valid until the next try.
+func (ex *expansion) try(w *sim.World, k int, vals []int, slot int) (*sim.World, *forceChooser, bool) {
 	e := ex.e
 	x := e.x
-	c := w.Snapshot()
-	ch := &forceChooser{event: k, values: vals}
+	var c *sim.World
+	if slot < 0 {
+		c = w.Snapshot()
+	} else {
+		for len(ex.pool) <= slot {
+			ex.pool = append(ex.pool, nil)
+		}
+		c = w.SnapshotInto(ex.pool[slot])
+		ex.pool[slot] = c
+	}
+	ch := &ex.fc
+	*ch = forceChooser{event: k, values: vals, ns: ch.ns[:0], used: ch.used[:0]}
 	c.SetChooser(ch)
 	ex.transitions++
 	c.Step()

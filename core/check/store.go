@@ -210,8 +210,14 @@ func (t *fpTable) grow(vals int) {
 // model's symmetries (with exact storage: the least encoding, and its
 // fingerprint).
 func (e *graphEngine) keyOf(w *sim.World) stateKey {
+	var h sim.Hasher
+	return e.keyOfWith(w, &h)
+}
+
+// keyOfWith is keyOf hashing in h, a caller's scratch hasher.
+func (e *graphEngine) keyOfWith(w *sim.World, h *sim.Hasher) stateKey {
 	if !e.exact {
-		return stateKey{fp: e.hash(w)}
+		return stateKey{fp: e.hash(w, h)}
 	}
 	var m Symmetric
 	if e.sym != nil {

@@ -53,3 +53,40 @@ func TestStorageIsValidated(t *testing.T) {
 		t.Errorf("workers -1: %v", err)
 	}
 }
+
+// Under symmetry, hashing only the renamings that sort the processes'
+// signatures least keeps the key canonical: the same states as the least
+// hash over every renaming, and as exact storage (the least encoding),
+// with the same verdicts and shortest counterexamples.
+func TestSignaturePruningKeepsTheKeyCanonical(t *testing.T) {
+	reg := catalog.New()
+	sym := check.Reductions{Symmetry: true}
+	cfgs := []check.Config{
+		vitessLock(check.BFS, "buggy", 3, 2, sym),
+		vitessLock(check.BFS, "buggy", 3, 2, check.Reductions{Sleep: true, Symmetry: true}),
+		vitessLock(check.DFS, "buggy", 3, 2, sym),
+		philo(check.BFS, "fixed", 4, sym),
+		philo(check.BFS, "buggy", 4, sym),
+	}
+	if !testing.Short() {
+		cfgs = append(cfgs, vitessLock(check.BFS, "fixed", 3, 1, sym))
+	}
+	for _, cfg := range cfgs {
+		pruned := search(t, reg, cfg)
+		restore := check.SetSignaturePruning(false)
+		all := search(t, reg, cfg)
+		restore()
+		cfg.Storage = check.StorageExact
+		exact := search(t, reg, cfg)
+		t.Logf("%s %s %s %+v: %d states pruned, %d every renaming, %d exact", cfg.Scenario, cfg.Variant, cfg.Strategy, cfg.Reductions, pruned.States, all.States, exact.States)
+		for _, o := range []struct {
+			name string
+			r    check.Result
+		}{{"every renaming", all}, {"exact", exact}} {
+			if pruned.States != o.r.States || pruned.Verdict != o.r.Verdict || pruned.Length != o.r.Length {
+				t.Errorf("%s %s %s: pruned %d states %q length %d; %s %d states %q length %d", cfg.Scenario, cfg.Variant, cfg.Strategy,
+					pruned.States, pruned.Verdict, pruned.Length, o.name, o.r.States, o.r.Verdict, o.r.Length)
+			}
+		}
+	}
+}

@@ -166,7 +166,7 @@ func (st *stubborn) exec(p sim.ProcID) *succ {
 		return s
 	}
 	ex, e, k := st.ex, st.e, st.evIdx[p]
-	c, ch, ok := ex.try(st.w, k, nil)
+	c, ch, ok := ex.try(st.w, k, nil, -1)
 	if !ok {
 		st.abort = true
 		return nil
@@ -181,7 +181,7 @@ func (st *stubborn) exec(p sim.ProcID) *succ {
 		st.found = true
 		return nil
 	}
-	s := &succ{w: c, key: e.keyOf(c), fp: fp}
+	s := &succ{w: c, key: e.keyOfWith(c, &ex.h), fp: fp}
 	st.succ[p] = s
 	return s
 }

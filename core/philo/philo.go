@@ -174,6 +174,18 @@ func (t *Table) Clone() sim.Model {
 	return &c
 }
 
+// CloneInto is Clone into dst's memory (sim.ModelRecycler).
+func (t *Table) CloneInto(dst sim.Model) sim.Model {
+	d, ok := dst.(*Table)
+	if !ok || d == t {
+		return nil
+	}
+	eaten := d.Eaten
+	*d = *t
+	d.Eaten = append(eaten[:0], t.Eaten...)
+	return d
+}
+
 // Hash folds the meals eaten; forks and program counters are kernel state.
 func (t *Table) Hash(h *sim.Hasher) {
 	for _, e := range t.Eaten {

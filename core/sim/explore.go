@@ -56,9 +56,14 @@ func (p *Permutation) mutex(m MutexID) MutexID {
 	return p.Mutexes[m]
 }
 
-// inverse returns, for each new index, the old one.
-func inverse[T ~int32](perm []T, n int) []T {
-	inv := make([]T, n)
+// inverse returns, for each new index, the old one, in buf when it has
+// room for n.
+func inverse[T ~int32](perm []T, n int, buf []T) []T {
+	inv := buf[:0]
+	if cap(buf) < n {
+		inv = make([]T, n)
+	}
+	inv = inv[:n]
 	for i := range inv {
 		inv[i] = T(i)
 	}
@@ -85,11 +90,13 @@ func (w *World) HashPermuted(p *Permutation, model func(h *Hasher)) uint64 {
 func (w *World) FoldPermuted(h *Hasher, p *Permutation, model func(h *Hasher)) {
 	var procInv []ProcID
 	var mutexInv []MutexID
+	var procBuf [64]ProcID
+	var mutexBuf [64]MutexID
 	if p != nil && p.Procs != nil {
-		procInv = inverse(p.Procs, len(w.procs))
+		procInv = inverse(p.Procs, len(w.procs), procBuf[:])
 	}
 	if p != nil && p.Mutexes != nil {
-		mutexInv = inverse(p.Mutexes, len(w.mutexes))
+		mutexInv = inverse(p.Mutexes, len(w.mutexes), mutexBuf[:])
 	}
 	for j := range w.procs {
 		i := j
@@ -128,6 +135,7 @@ func (w *World) FoldPermuted(h *Hasher, p *Permutation, model func(h *Hasher)) {
 	}
 	var events uint64
 	var encoded [][]byte
+	var ph *Hasher // payloads fold into it: eh would escape through the call
 	for i := range w.queue {
 		e := &w.queue[i]
 		if w.stale(e) {
@@ -153,7 +161,12 @@ func (w *World) FoldPermuted(h *Hasher, p *Permutation, model func(h *Hasher)) {
 		switch pl := e.Payload.(type) {
 		case nil:
 		case Hashable:
-			pl.HashInto(&eh)
+			if ph == nil {
+				ph = new(Hasher)
+			}
+			*ph = eh
+			pl.HashInto(ph)
+			eh = *ph
 		default:
 			eh.String(fmt.Sprintf("%T%+v", pl, pl))
 		}

@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -232,5 +233,46 @@ func TestHashIgnoresThePathTaken(t *testing.T) {
 	}
 	if x.Hash() != y.Hash() {
 		t.Fatalf("the same final state hashes differently: %x vs %x", x.Hash(), y.Hash())
+	}
+}
+
+// A world recycled by SnapshotInto continues exactly like a fresh
+// snapshot, and recycling a world changes no snapshot taken of it.
+func TestSnapshotIntoContinuesLikeSnapshot(t *testing.T) {
+	mk := func() sim.Model {
+		return &pingPong{limit: 40, link: sim.Link{Min: sim.Millisecond, Max: 9 * sim.Millisecond, Res: sim.Millisecond}}
+	}
+	full := sim.NewWorld(mk(), 5, sim.NewRandomChooser(5), sim.Options{})
+	if err := full.Run(sim.Limits{}); err != nil {
+		t.Fatal(err)
+	}
+	half := sim.NewWorld(mk(), 5, sim.NewRandomChooser(5), sim.Options{})
+	for i := 0; i < 20; i++ {
+		half.Step()
+	}
+	// A scratch world that held another state (and a longer schedule).
+	scratch := full.SnapshotInto(nil)
+	child := scratch.Snapshot()
+	want := child.Hash()
+	wantSched := append([]int(nil), child.Schedule()...)
+	c := half.SnapshotInto(scratch)
+	if c != scratch {
+		t.Fatal("SnapshotInto did not reuse its destination")
+	}
+	if c.Hash() != half.Hash() || c.Steps() != half.Steps() || len(c.Schedule()) != len(half.Schedule()) {
+		t.Fatalf("recycled copy at step %d hash %x, original at %d hash %x", c.Steps(), c.Hash(), half.Steps(), half.Hash())
+	}
+	if child.Hash() != want || !slices.Equal(child.Schedule(), wantSched) {
+		t.Fatal("recycling a world changed a snapshot taken of it")
+	}
+	c.SetChooser(&sim.ScriptChooser{Schedule: full.Schedule()[len(half.Schedule()):]})
+	if err := c.Run(sim.Limits{}); err != nil {
+		t.Fatal(err)
+	}
+	if c.Hash() != full.Hash() || c.Steps() != full.Steps() || !slices.Equal(c.Schedule(), full.Schedule()) {
+		t.Fatalf("recycled copy ended at step %d hash %x, original at %d hash %x", c.Steps(), c.Hash(), full.Steps(), full.Hash())
+	}
+	if half.Steps() != 20 {
+		t.Fatalf("original advanced to %d steps", half.Steps())
 	}
 }

@@ -26,6 +26,16 @@ type Model interface {
 	Hash(h *Hasher)
 }
 
+// ModelRecycler is implemented by models that can copy their state into
+// another copy of the same model, reusing its memory: CloneInto makes dst
+// an independent deep copy of the model and returns it, or returns nil
+// when dst is not of its type (the kernel then calls Clone). The
+// explorers copy worlds at every transition; a model that recycles saves
+// them an allocation per slice it owns.
+type ModelRecycler interface {
+	CloneInto(dst Model) Model
+}
+
 // Restarter is implemented by models whose nodes can crash: Restart resets
 // the node's volatile state and schedules its first events again.
 type Restarter interface {

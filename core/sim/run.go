@@ -1,8 +1,9 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"slices"
 )
 
 // StopReason says why a run ended.
@@ -92,13 +93,16 @@ func (w *World) Step() bool {
 
 // Ready lists the events that could run next: those at the earliest time,
 // in queue order. Each is an option of the next event choice.
-func (w *World) Ready() []Event {
+func (w *World) Ready() []Event { return w.ReadyInto(nil) }
+
+// ReadyInto is Ready appending to buf[:0].
+func (w *World) ReadyInto(buf []Event) []Event {
 	w.dropStaleHead()
 	if len(w.queue) == 0 {
 		return nil
 	}
 	at := w.queue[0].At
-	var out []Event
+	out := buf[:0]
 	for _, e := range w.queue {
 		if e.At == at && !w.stale(&e) {
 			out = append(out, e)
@@ -130,6 +134,13 @@ func (w *World) blockedByFIFO(ties []Event, i int) bool {
 
 // eligible filters a sorted list of ready events to those that may run.
 func (w *World) eligible(ready []Event) []Event {
+	blocked := false
+	for i := range ready {
+		blocked = blocked || w.blockedByFIFO(ready, i)
+	}
+	if !blocked {
+		return ready
+	}
 	out := ready[:0:0]
 	for i := range ready {
 		if !w.blockedByFIFO(ready, i) {
@@ -158,11 +169,11 @@ func (w *World) holdBackFIFO(ties []Event) []Event {
 }
 
 func sortEvents(es []Event) {
-	sort.Slice(es, func(i, j int) bool {
-		if es[i].At != es[j].At {
-			return es[i].At < es[j].At
+	slices.SortFunc(es, func(a, b Event) int {
+		if a.At != b.At {
+			return cmp.Compare(a.At, b.At)
 		}
-		return es[i].seq < es[j].seq
+		return cmp.Compare(a.seq, b.seq)
 	})
 }
 
@@ -248,7 +259,9 @@ func (w *World) exec(e *Event) {
 	case EvAcquire:
 		m := &w.mutexes[e.Mutex]
 		w.cur.kind, w.cur.obj, w.cur.parent = StepLock, int32(e.Mutex), e.Cause
-		w.cur.label = "acquired " + m.Name
+		if w.trace != nil {
+			w.cur.label = "acquired " + m.Name
+		}
 		m.lockStep = int32(w.steps)
 		p.Status, p.BlockedOn = Running, None
 		w.schedule1(Event{At: 0, Proc: p.ID, Kind: EvStep, Cause: -1})

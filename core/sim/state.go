@@ -39,7 +39,86 @@ func (w *World) cloneExceptSchedule() *World {
 	c.reached = slices.Clone(w.reached)
 	c.last = slices.Clone(w.last)
 	c.ties, c.tieProcs = nil, nil
+	c.ownsSchedule = false
 	return &c
+}
+
+// SnapshotInto is Snapshot into dst, reusing dst's memory: dst becomes
+// a copy of w exactly as Snapshot's result would be, and is returned. A
+// nil dst, or one from another model, gets fresh memory. The explorers
+// copy a world at every transition and throw most copies away: reusing
+// one keeps the search from allocating per step. dst must not be w, and
+// nothing may use dst's previous state afterwards.
+func (w *World) SnapshotInto(dst *World) *World {
+	if dst == w {
+		panic("sim: SnapshotInto a world's own memory")
+	}
+	if dst == nil {
+		dst = &World{}
+	}
+	m := dst.model
+	c := *dst
+	*dst = *w
+	dst.model = cloneModelInto(w.model, m)
+	dst.chooser = nil
+	dst.trace = nil
+	dst.opts.Trace = false
+	dst.queue = append(c.queue[:0], w.queue...)
+	dst.nodes = append(c.nodes[:0], w.nodes...)
+	dst.procs = append(c.procs[:0], w.procs...)
+	dst.mutexes = copyWaited(c.mutexes, w.mutexes, func(m *Mutex) *[]ProcID { return &m.Waiters })
+	dst.conds = copyWaited(c.conds, w.conds, func(c *Cond) *[]ProcID { return &c.Waiters })
+	dst.net.links = append(c.net.links[:0], w.net.links...)
+	dst.net.lastFIFO = append(c.net.lastFIFO[:0], w.net.lastFIFO...)
+	dst.cancelled = c.cancelled
+	if dst.cancelled == nil {
+		dst.cancelled = make(map[int64]struct{}, len(w.cancelled))
+	}
+	clear(dst.cancelled)
+	maps.Copy(dst.cancelled, w.cancelled)
+	dst.violated = append(c.violated[:0], w.violated...)
+	dst.violations = append(c.violations[:0], w.violations...)
+	dst.reached = append(c.reached[:0], w.reached...)
+	dst.last = append(c.last[:0], w.last...)
+	dst.ties, dst.tieProcs = c.ties[:0], c.tieProcs[:0]
+	// The schedule is copied into memory dst owns (and may overwrite
+	// when it is recycled again), never shared: a snapshot aliasing it
+	// would see it change.
+	var sched []int
+	if c.ownsSchedule {
+		sched = c.schedule[:0]
+	}
+	if cap(sched) < len(w.schedule)+1 {
+		sched = make([]int, 0, len(w.schedule)+16)
+	}
+	dst.schedule, dst.ownsSchedule = append(sched, w.schedule...), true
+	return dst
+}
+
+// copyWaited copies src into dst's memory, with each element's waiter
+// list (reached by waiters) copied into the list dst's element had.
+func copyWaited[T any](dst, src []T, waiters func(*T) *[]ProcID) []T {
+	old := dst[:cap(dst)]
+	dst = dst[:0]
+	for i := range src {
+		var keep []ProcID
+		if i < len(old) {
+			keep = *waiters(&old[i])
+		}
+		dst = append(dst, src[i])
+		*waiters(&dst[i]) = append(keep[:0], *waiters(&src[i])...)
+	}
+	return dst
+}
+
+// cloneModelInto copies m, into dst's memory when m can (ModelRecycler).
+func cloneModelInto(m, dst Model) Model {
+	if r, ok := m.(ModelRecycler); ok && dst != nil {
+		if c := r.CloneInto(dst); c != nil {
+			return c
+		}
+	}
+	return m.Clone()
 }
 
 // Hash is the canonical hash of the world's state: the processes, locks,
@@ -60,6 +139,10 @@ func (w *World) Hash() uint64 { return w.HashPermuted(nil, w.model.Hash) }
 func (w *World) Snapshot() *World {
 	c := w.cloneExceptSchedule()
 	c.schedule = w.schedule[:len(w.schedule):len(w.schedule)]
+	if w.ownsSchedule {
+		// w's schedule memory is recycled by SnapshotInto: copy it.
+		c.schedule = slices.Clone(w.schedule)
+	}
 	return c
 }
 
@@ -68,4 +151,4 @@ func (w *World) Snapshot() *World {
 // the recorded run's schedule instead of a copy: s must hold exactly the
 // choices w's run made, in order, and belongs to w afterwards (cap it,
 // s[:n:n], so that later choices never write into a shared array).
-func (w *World) SetSchedule(s []int) { w.schedule = s }
+func (w *World) SetSchedule(s []int) { w.schedule, w.ownsSchedule = s, false }

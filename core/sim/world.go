@@ -103,15 +103,18 @@ type World struct {
 	cancelled map[int64]struct{}
 	msgSeq    MsgID
 
-	steps      int
-	schedule   []int
-	props      []Property
-	violated   []bool
-	violations []Violation
-	reached    []Violation
-	err        error
-	stop       StopReason
-	finished   bool
+	steps    int
+	schedule []int
+	// ownsSchedule: schedule's memory is w's alone (SnapshotInto made
+	// it), to be overwritten when w is recycled.
+	ownsSchedule bool
+	props        []Property
+	violated     []bool
+	violations   []Violation
+	reached      []Violation
+	err          error
+	stop         StopReason
+	finished     bool
 
 	series []SeriesDef
 	last   []float64 // last sampled value of each series

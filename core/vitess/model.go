@@ -342,6 +342,24 @@ func (m *Manager) Clone() sim.Model {
 	return &c
 }
 
+// CloneInto is Clone into dst's memory (sim.ModelRecycler).
+func (m *Manager) CloneInto(dst sim.Model) sim.Model {
+	d, ok := dst.(*Manager)
+	if !ok || d == m {
+		return nil
+	}
+	keep := *d
+	*d = *m
+	d.subscribed = append(keep.subscribed[:0], m.subscribed...)
+	d.busy = append(keep.busy[:0], m.busy...)
+	d.batch = append(keep.batch[:0], m.batch...)
+	d.sending = append(keep.sending[:0], m.sending...)
+	d.sendFailed = append(keep.sendFailed[:0], m.sendFailed...)
+	d.cyclesDone = append(keep.cyclesDone[:0], m.cyclesDone...)
+	d.inEngine = append(keep.inEngine[:0], m.inEngine...)
+	return d
+}
+
 // Hash folds the state that decides what happens next. Delivered counts
 // are left out: they follow from the rows inserted (fixed by eventsLeft in
 // the untimed mode) minus the rows still in the table.
@@ -351,8 +369,13 @@ func (m *Manager) Hash(h *sim.Hasher) { m.HashPermuted(h, nil) }
 // (p nil: the identity): new client slot j holds old client inv[j].
 func (m *Manager) HashPermuted(h *sim.Hasher, p *sim.Permutation) {
 	n := len(m.clients)
-	pi := make([]int, n) // old client -> new client
-	inv := make([]int, n)
+	var buf [2 * 16]int
+	var pi, inv []int // old client -> new client, and back
+	if n <= 16 {
+		pi, inv = buf[:n], buf[16:16+n]
+	} else {
+		pi, inv = make([]int, n), make([]int, n)
+	}
 	for i := range pi {
 		pi[i] = i
 		if p != nil && p.Procs != nil {
