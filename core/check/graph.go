@@ -400,7 +400,7 @@ func (d *dfsEngine) push(s succ, sleep []footprint) {
 		sleep = keepMask(sleep, mask)
 	}
 	e.store.put(s.key, mask)
-	d.frontier = append(d.frontier, &node{w: s.w, key: s.key, sleep: sleep})
+	d.frontier = append(d.frontier, &node{w: s.w, key: s.key, sleep: slices.Clone(sleep)})
 }
 
 // expansion expands states and collects what that found: successors
@@ -424,6 +424,9 @@ type expansion struct {
 	fc    forceChooser
 	h     sim.Hasher
 	ready []sim.Event
+	succs []succ
+	done  []footprint
+	sleep []footprint
 }
 
 // own hands s's world to a caller that keeps it: the expansion no
@@ -490,7 +493,8 @@ func (ex *expansion) expand(n *node) {
 	if e.locks && ex.expandStubborn(n, ready) {
 		return
 	}
-	var succs []succ
+	succs := ex.succs[:0]
+	defer func() { clear(succs); ex.succs = succs[:0] }()
 	for _, k := range e.order(w, ready) {
 		if e.asleep(n, ready, k) {
 			continue
@@ -532,13 +536,21 @@ func (ex *expansion) expand(n *node) {
 
 // pushAll emits the successors of n, each with its sleep set: the
 // sleeping and already explored steps independent of it.
+//
+// The sleep set handed to emit is valid only during the call.
 func (ex *expansion) pushAll(n *node, succs []succ) {
 	e := ex.e
-	var done []footprint
+	done := ex.done[:0]
+	defer func() { ex.done = done[:0] }()
 	for _, s := range succs {
 		var sleep []footprint
 		if e.x.cfg.Reductions.Sleep {
-			sleep = e.keepAsleep(n.sleep, s.fp)
+			sleep = ex.sleep[:0]
+			for _, z := range n.sleep {
+				if independent(z, s.fp) {
+					sleep = append(sleep, z)
+				}
+			}
 			for _, d := range done {
 				if independent(d, s.fp) {
 					sleep = append(sleep, d)
@@ -549,6 +561,7 @@ func (ex *expansion) pushAll(n *node, succs []succ) {
 			}
 		}
 		ex.emit(s, sleep)
+		ex.sleep = sleep[:0]
 	}
 }
 
