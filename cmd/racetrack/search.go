@@ -23,8 +23,8 @@ type searchFlags struct {
 	states, runs, depth, pctDepth *int
 	reductions                    *string
 	noShrink                      *bool
-	timeout                       *time.Duration
-	workers                       *int
+	timeout, horizon              *time.Duration
+	workers, samples              *int
 }
 
 func addSearchFlags(fs *flag.FlagSet) *searchFlags {
@@ -37,6 +37,8 @@ func addSearchFlags(fs *flag.FlagSet) *searchFlags {
 		noShrink:   fs.Bool("no-shrink", false, "keep a counterexample as found"),
 		timeout:    fs.Duration("timeout", 0, "stop after this long (0: no limit); a search stopped this way exits 14"),
 		workers:    fs.Int("workers", 0, "bfs: goroutines to search on (0: one per CPU); results do not depend on it"),
+		samples:    fs.Int("value-samples", 0, "bfs/dfs on a timed preset: try each drawn value at this many evenly spread options (not a proof)"),
+		horizon:    fs.Duration("horizon", 0, "bfs/dfs: do not expand states past this virtual time (0: no bound)"),
 	}
 }
 
@@ -60,6 +62,15 @@ func (f *searchFlags) apply(fs *flag.FlagSet, cfg *check.Config) error {
 	}
 	if set["workers"] {
 		cfg.Workers = *f.workers
+	}
+	if set["value-samples"] {
+		cfg.ValueSamples = *f.samples
+	}
+	if set["horizon"] {
+		if *f.horizon < 0 || *f.horizon%time.Millisecond != 0 {
+			return fmt.Errorf("-horizon is %v; it must be a non-negative whole number of milliseconds", *f.horizon)
+		}
+		cfg.Budget.HorizonMs = f.horizon.Milliseconds()
 	}
 	if *f.timeout < 0 {
 		return fmt.Errorf("-timeout is %v; it cannot be negative", *f.timeout)
@@ -97,7 +108,7 @@ func searchCmd(ctx context.Context, e *env, args []string) int {
 			"is the JSON body of POST /api/v1/searches; the flags override its fields.")
 	config := fs.String("config", "", "the search config as JSON, or @FILE")
 	sf := addSpecFlags(fs, "", false)
-	strategy := fs.String("strategy", check.Random, "random, pct, bfs or dfs (bfs and dfs need an untimed preset)")
+	strategy := fs.String("strategy", check.Random, "random, pct, bfs or dfs (bfs and dfs search a timed preset with -value-samples)")
 	property := fs.String("property", "", "the property to violate (default: any)")
 	sfl := addSearchFlags(fs)
 	store := fs.String("store", "", "write a run folder under DIR (the search result and its counterexample run)")
@@ -177,6 +188,11 @@ func search(ctx context.Context, e *env, cmd string, cfg check.Config, timeout t
 			}
 		}
 		res = x.Result()
+		// A model the strategy cannot search (a value drawn from too many
+		// options) is bad input, found once the search meets it.
+		if err := x.Err(); errors.Is(err, check.ErrUnsupported) {
+			return fail(e, cmd, exitUsage, err)
+		}
 	}
 	elapsed := time.Since(start)
 	sc, _ := reg.Lookup(x.Config().Scenario)

@@ -17,7 +17,7 @@ const maxSeedRange = 1_000_000
 func verifyCmd(ctx context.Context, e *env, args []string) int {
 	fs := newFlags("verify", "-scenario S [-preset P -variant V -param k=v] [-property P] [-seeds FIRST-LAST | -exhaustive bfs|dfs] [-store DIR]",
 		"Checks a property of a preset: on every seed of a range (one run each), or on every schedule\n"+
-			"(-exhaustive, untimed presets). The property defaults to the one the preset is built to show\n"+
+			"(-exhaustive; a timed preset with -value-samples, not a proof). The property defaults to the one the preset is built to show\n"+
 			"(any property when it names none). Exit 0 when it holds; see the exit status below.")
 	sf := addSpecFlags(fs, "", true)
 	property := fs.String("property", "", "the property to check (default: the preset's; \"any\" for every property)")

@@ -31,8 +31,10 @@ import (
 // counterexample (the first violation in chunk order, a shortest one) are
 // the same for any number of workers.
 type bfsEngine struct {
-	g     *graphEngine
-	root  *sim.World
+	g *graphEngine
+	// roots are the initial states: level 0, entry i is roots[i] (its
+	// choices are those its Init drew).
+	roots []*sim.World
 	depth int // depth of the level being expanded
 	// levels[d] records the states found at depth d.
 	levels []levelLog
@@ -172,12 +174,14 @@ func (c *chunk) start(i uint32, end func(*candidate) uint32) uint32 {
 func choiceEnd(cd *candidate) uint32 { return cd.choiceEnd }
 func sleepEnd(cd *candidate) uint32  { return cd.sleepEnd }
 
-func newBFSEngine(g *graphEngine, root *sim.World) *bfsEngine {
-	b := &bfsEngine{g: g, root: root}
+func newBFSEngine(g *graphEngine, roots []*sim.World) *bfsEngine {
+	b := &bfsEngine{g: g, roots: roots}
 	var l levelLog
-	l.add(0, nil)
+	for _, r := range roots {
+		l.add(0, r.Schedule())
+		b.curSleep.add(nil)
+	}
 	b.levels = append(b.levels, l)
-	b.curSleep.add(nil)
 	b.startLevel()
 	return b
 }
@@ -253,7 +257,7 @@ func (b *bfsEngine) endPhase() {
 	x.prog.States = b.g.store.Len()
 	if next.len() == 0 {
 		x.prog.Done, x.prog.Frontier = true, 0
-		x.verified = !b.cut
+		x.verified, x.bounded = !b.cut, b.cut
 		return
 	}
 	b.levels = append(b.levels, next)
@@ -405,7 +409,8 @@ type rebuilder struct {
 // world returns a world of entry i at depth d, valid until the next call.
 func (r *rebuilder) world(d int, i uint32) (*sim.World, error) {
 	if d == 0 {
-		return r.b.root.Snapshot(), nil
+		r.last = r.b.roots[i].SnapshotInto(r.last)
+		return r.last, nil
 	}
 	if cap(r.anc) < d+1 {
 		r.anc = make([]uint32, d+1)
@@ -415,19 +420,19 @@ func (r *rebuilder) world(d int, i uint32) (*sim.World, error) {
 	for k := d; k > 0; k-- {
 		anc[k-1] = r.b.levels[k].parent[anc[k]]
 	}
-	if len(r.worlds) == 0 {
-		r.ids, r.worlds = []uint32{0}, []*sim.World{r.b.root}
+	if len(r.worlds) == 0 || r.ids[0] != anc[0] {
+		// A path from another initial state: drop the cached one.
+		if len(r.worlds) > 0 {
+			r.free = append(r.free, r.worlds[1:]...)
+		}
+		r.ids, r.worlds = append(r.ids[:0], anc[0]), append(r.worlds[:0], r.b.roots[anc[0]])
 	}
 	// The deepest cached world on the path to i (the root at worst).
 	j := min(len(r.worlds), d) - 1
 	for j > 0 && r.ids[j] != anc[j] {
 		j--
 	}
-	for _, w := range r.worlds[j+1:] {
-		if w != r.b.root {
-			r.free = append(r.free, w)
-		}
-	}
+	r.free = append(r.free, r.worlds[j+1:]...) // never an initial state: j >= 0
 	r.ids, r.worlds = r.ids[:j+1], r.worlds[:j+1]
 	w := r.worlds[j]
 	for k := j + 1; k <= d; k++ {

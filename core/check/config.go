@@ -39,6 +39,11 @@ type Budget struct {
 	Runs int `json:"runs,omitempty"`
 	// Depth bounds the steps of one schedule (0: the preset's maxSteps).
 	Depth int `json:"depth,omitempty"`
+	// HorizonMs bounds the virtual time of bfs and dfs, in milliseconds:
+	// a state past it is not expanded (0: no bound). With the state hash
+	// taking times relative to the current time, it is what makes the
+	// search of a timed preset finite.
+	HorizonMs int64 `json:"horizonMs,omitempty"`
 }
 
 // Reductions switch the state-space reductions of bfs and dfs.
@@ -104,6 +109,14 @@ type Config struct {
 	// Storage is how bfs and dfs store visited states: fingerprint (the
 	// default) or exact (see StorageFingerprint).
 	Storage string `json:"storage,omitempty"`
+	// ValueSamples lets bfs and dfs search a model whose steps draw a
+	// value (a duration, a latency, a key) from more options than they
+	// enumerate (MaxValueOptions): such a value is tried at ValueSamples
+	// options spread evenly over its range, both ends included. The
+	// search then covers those schedules only: a counterexample is real,
+	// but finding none is no proof (Result.Sampled, VerdictSampled). 0
+	// (the default) refuses such a model with an error naming the value.
+	ValueSamples int `json:"valueSamples,omitempty"`
 	// Workers is the number of goroutines a driver outside core (package
 	// internal/parallel) runs a level-synchronous bfs on; 0 means one per
 	// CPU. Verdicts, state counts (exact storage) and counterexamples do
@@ -125,6 +138,13 @@ const (
 	// MaxValueOptions is the most options a value choice inside a step
 	// may have under bfs and dfs, which enumerate every value.
 	MaxValueOptions = 8
+	// MaxValueSamples bounds Config.ValueSamples.
+	MaxValueSamples = 64
+	// MaxInitialStates bounds the initial states of bfs and dfs: one per
+	// combination of the values a preset draws while it is set up.
+	MaxInitialStates = 1 << 16
+	// MaxHorizonMs bounds Budget.HorizonMs (about 11.6 days).
+	MaxHorizonMs = 1_000_000_000
 )
 
 // DefaultBudget is the budget of a strategy when the config gives none.
@@ -157,6 +177,16 @@ func (cfg Config) normalize(reg *scenario.Registry) (Config, scenario.RunSpec, *
 		if b.v < 0 {
 			errs.Add(b.field, "is %d; a budget cannot be negative", b.v)
 		}
+	}
+	if cfg.Budget.HorizonMs < 0 || cfg.Budget.HorizonMs > MaxHorizonMs {
+		errs.Add("budget.horizonMs", "is %d, outside [0, %d] (0: no bound)", cfg.Budget.HorizonMs, MaxHorizonMs)
+	} else if cfg.Budget.HorizonMs > 0 && cfg.Strategy != BFS && cfg.Strategy != DFS {
+		errs.Add("budget.horizonMs", "bounds the virtual time of bfs and dfs; strategy is %s", cfg.Strategy)
+	}
+	if cfg.ValueSamples != 0 && (cfg.ValueSamples < 2 || cfg.ValueSamples > MaxValueSamples) {
+		errs.Add("valueSamples", "is %d, outside [2, %d] (0: enumerate every value, at most %d options)", cfg.ValueSamples, MaxValueSamples, MaxValueOptions)
+	} else if cfg.ValueSamples != 0 && cfg.Strategy != BFS && cfg.Strategy != DFS {
+		errs.Add("valueSamples", "samples the values bfs and dfs enumerate; strategy is %s", cfg.Strategy)
 	}
 	if cfg.PCTDepth < 0 || cfg.PCTDepth > 64 {
 		errs.Add("pctDepth", "is %d, outside the allowed range [1, 64]", cfg.PCTDepth)

@@ -157,7 +157,7 @@ func (e *dporEngine) step(budget int) int {
 	for used < budget && x.found == nil && x.err == nil {
 		if len(e.stack) == 0 {
 			x.prog.Done = true
-			x.verified = !e.cut
+			x.verified, x.bounded = !e.cut, e.cut
 			break
 		}
 		if x.prog.States >= x.cfg.Budget.States {

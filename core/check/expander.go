@@ -76,7 +76,10 @@ func NewExpander(reg *scenario.Registry, cfg Config) (*Expander, error) {
 	if b.g.por {
 		return nil, fieldErr("reductions.por", "a distributed bfs cannot use persistent sets (they consult the visited set while expanding)")
 	}
-	return &Expander{x: x, g: b.g, root: b.root}, nil
+	if len(b.roots) != 1 {
+		return nil, fieldErr("preset", "%s/%s draws values while it is set up (%d initial states); a distributed bfs starts from one", x.sc.ID, x.base.Preset, len(b.roots))
+	}
+	return &Expander{x: x, g: b.g, root: b.roots[0]}, nil
 }
 
 // Config is the normalised configuration.
@@ -165,7 +168,7 @@ func (e *Expander) Result(o Outcome) Result {
 		return e.settled(x.Result(), o)
 	}
 	x.prog.Done = true
-	x.verified = o.Done && !o.Cut
+	x.verified, x.bounded = o.Done && !o.Cut, o.Done && o.Cut
 	return e.settled(x.Result(), o)
 }
 

@@ -12,6 +12,13 @@ const (
 	VerdictViolation = "violation found"
 	VerdictNone      = "no violation within budget"
 	VerdictVerified  = "verified: no schedule violates it"
+	// VerdictSampled ends a bfs or dfs that covered every schedule of
+	// the sampled values (Config.ValueSamples) within its bounds and
+	// found no violation.
+	VerdictSampled = "no violation in the schedules of the sampled values (not a proof)"
+	// VerdictBounded ends a bfs or dfs that covered every schedule up to
+	// its depth or horizon bound, which cut some, and found no violation.
+	VerdictBounded = "no violation up to the depth or horizon bound (not a proof)"
 	// The verdicts of a search for a Sometimes property.
 	VerdictReached     = "reached"
 	VerdictNotReached  = "not reached within budget"
@@ -71,6 +78,9 @@ type Result struct {
 	// Exhaustive is true when every schedule within the bounds was
 	// covered (bfs and dfs that ran to completion).
 	Exhaustive bool `json:"exhaustive"`
+	// Sampled is true when some drawn value was tried at sampled options
+	// only (Config.ValueSamples): then the search is not exhaustive.
+	Sampled bool `json:"sampled,omitempty"`
 	// Storage is how bfs and dfs stored states (fingerprint or exact);
 	// OmissionProbability bounds the probability that a fingerprint
 	// collision left a state unexplored (see StorageFingerprint).
@@ -114,6 +124,8 @@ type Explorer struct {
 	original int
 	shrink   *shrinker
 	verified bool // an exhaustive search completed
+	sampled  bool // a drawn value was sampled (Config.ValueSamples)
+	bounded  bool // a search that ran out of states to expand was cut by its bounds
 	// reach: the searched property is a Sometimes property; a "violation"
 	// is then the first step that reaches it.
 	reach   bool
@@ -270,6 +282,7 @@ func (x *Explorer) Result() Result {
 	if x.reach {
 		r.Verdict = VerdictNotReached
 	}
+	r.Sampled = x.sampled
 	if x.found != nil {
 		spec := x.found.spec
 		r.Found, r.Verdict = true, VerdictViolation
@@ -283,7 +296,17 @@ func (x *Explorer) Result() Result {
 		r.Shrunk = r.Length < x.original
 		return r
 	}
-	if x.verified && x.err == nil {
+	if (x.verified || x.bounded) && x.err == nil && x.sampled {
+		r.Verdict = VerdictSampled
+		if x.reach {
+			r.Verdict = VerdictNotReached
+		}
+	} else if x.bounded && x.err == nil {
+		r.Verdict = VerdictBounded
+		if x.reach {
+			r.Verdict = VerdictNotReached
+		}
+	} else if x.verified && x.err == nil {
 		r.Exhaustive, r.Verdict = true, VerdictVerified
 		if x.reach {
 			r.Verdict = VerdictUnreachable

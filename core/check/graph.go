@@ -102,6 +102,8 @@ type graphEngine struct {
 	// signatures least (see hash).
 	invs  [][]sim.ProcID
 	group bool
+	// horizon: states past this virtual time are not expanded (0: none).
+	horizon sim.Time
 	// safeAt remembers which (process, pc) steps were found local, to try
 	// them first. Expansions only read it; what they learn is merged in
 	// by the engine between expansions (at the end of a bfs level), so
@@ -110,35 +112,82 @@ type graphEngine struct {
 }
 
 func newGraphEngine(x *Explorer) (engine, error) {
-	e, root, err := newGraph(x)
+	e, roots, err := newGraph(x)
 	if err != nil || e == nil {
 		return nil, err
 	}
 	if x.cfg.Reductions.DPOR && x.applied.DPOR {
-		return newDPOREngine(e, root)
+		if len(roots) > 1 {
+			return nil, fieldErr("reductions.dpor", "%s/%s draws values while it is set up (%d initial states); dpor explores from one", x.sc.ID, x.base.Preset, len(roots))
+		}
+		return newDPOREngine(e, roots[0])
 	}
-	key := e.keyOf(root)
-	e.store.put(key, 0)
-	x.prog.States, x.prog.Frontier = 1, 1
+	// Initial states reached by different values drawn in Init may be
+	// the same state: each is kept once.
+	var nodes []*node
+	for _, r := range roots {
+		key := e.keyOf(r)
+		if _, seen := e.store.lookup(key); seen {
+			continue
+		}
+		e.store.put(key, 0)
+		nodes = append(nodes, &node{w: r, key: key})
+	}
+	x.prog.States, x.prog.Frontier = len(nodes), len(nodes)
 	if x.cfg.Strategy == DFS {
-		return &dfsEngine{g: e, frontier: []*node{{w: root, key: key}}}, nil
+		slices.Reverse(nodes) // the first initial state is expanded first
+		return &dfsEngine{g: e, frontier: nodes}, nil
 	}
-	return newBFSEngine(e, root), nil
+	worlds := make([]*sim.World, len(nodes))
+	for i, n := range nodes {
+		worlds[i] = n.w
+	}
+	return newBFSEngine(e, worlds), nil
 }
 
-// newGraph checks the model and sets up the reductions that apply.
-func newGraph(x *Explorer) (*graphEngine, *sim.World, error) {
-	w, err := x.newWorld(x.base, nil)
+// initialWorlds are the worlds a preset can start in: one per
+// combination of the values its Init draws (each enumerated, or sampled
+// with Config.ValueSamples), in the order of their choices.
+func (x *Explorer) initialWorlds() ([]*sim.World, bool, error) {
+	var roots []*sim.World
+	var vals []int
+	sampled := false
+	for {
+		fc := &forceChooser{values: vals, samples: x.cfg.ValueSamples}
+		w, err := x.newWorld(x.base, fc)
+		if err != nil {
+			return nil, false, err
+		}
+		if fc.tooMany != "" {
+			return nil, false, fieldErr("valueSamples", "%s/%s draws %q with %d options while it is set up; %s enumerates values of at most %d options (set valueSamples to try a few of them, or use random or pct)",
+				x.sc.ID, x.base.Preset, fc.tooMany, fc.tooManyN, x.cfg.Strategy, MaxValueOptions)
+		}
+		if err := w.Err(); err != nil {
+			return nil, false, err
+		}
+		sampled = sampled || fc.sampled
+		roots = append(roots, w)
+		if len(roots) > MaxInitialStates {
+			return nil, false, fieldErr("preset", "%s/%s has more than %d initial states (combinations of the values it draws while it is set up); lower valueSamples or the parameters",
+				x.sc.ID, x.base.Preset, MaxInitialStates)
+		}
+		next, more := fc.next()
+		if !more {
+			return roots, sampled, nil
+		}
+		vals = next
+	}
+}
+
+// newGraph checks the model, sets up the reductions that apply and
+// returns the initial states.
+func newGraph(x *Explorer) (*graphEngine, []*sim.World, error) {
+	roots, sampled, err := x.initialWorlds()
 	if err != nil {
 		return nil, nil, err
 	}
-	if !w.Untimed() {
-		return nil, nil, fieldErr("preset", "%s/%s is timed; %s explores untimed models only (choose an untimed preset such as lock-level, or a random or pct search)",
-			x.sc.ID, x.base.Preset, x.cfg.Strategy)
-	}
-	if len(w.Schedule()) > 0 {
-		return nil, nil, fmt.Errorf("%w: %s makes choices in Init, which %s cannot enumerate", ErrUnsupported, x.sc.ID, x.cfg.Strategy)
-	}
+	x.sampled = sampled
+	w := roots[0]
 	if len(w.Procs()) > 64 && x.cfg.Reductions.Sleep {
 		return nil, nil, fieldErr("reductions.sleep", "sleep sets handle at most 64 processes; %s has %d", x.sc.ID, len(w.Procs()))
 	}
@@ -190,7 +239,10 @@ func newGraph(x *Explorer) (*graphEngine, *sim.World, error) {
 		masks = 64
 	}
 	e.store = newStateStore(e.exact, masks)
-	return e, w, nil
+	if x.cfg.Budget.HorizonMs > 0 {
+		e.horizon = sim.Time(x.cfg.Budget.HorizonMs) * sim.Millisecond
+	}
+	return e, roots, nil
 }
 
 // hash is the canonical hash of a state, folded in h (a caller's
@@ -366,7 +418,7 @@ func (d *dfsEngine) step(budget int) int {
 	for used < budget && x.found == nil && x.err == nil {
 		if len(d.frontier) == 0 {
 			x.prog.Done = true
-			x.verified = !d.cut
+			x.verified, x.bounded = !d.cut, d.cut
 			break
 		}
 		if e.store.Len() >= x.cfg.Budget.States {
@@ -417,6 +469,7 @@ type expansion struct {
 	err         error
 	found       *finding
 	safe        [][2]int
+	sampled     bool // a value was tried at sampled options only
 	// pool holds the worlds of the successors being computed, by slot,
 	// recycled from one expanded state to the next (own takes one out
 	// for a caller that keeps it); fc and h are scratch.
@@ -445,6 +498,7 @@ func (ex *expansion) flush() {
 	x, e := ex.e.x, ex.e
 	x.prog.Transitions += ex.transitions
 	x.prog.Depth = max(x.prog.Depth, ex.depth)
+	x.sampled = x.sampled || ex.sampled
 	for _, k := range ex.safe {
 		e.safeAt[k] = true
 	}
@@ -486,7 +540,7 @@ func (ex *expansion) expand(n *node) {
 		ex.settleEnd(w)
 		return
 	}
-	if w.Steps() >= x.cfg.Budget.Depth {
+	if w.Steps() >= x.cfg.Budget.Depth || (e.horizon > 0 && w.Now() > e.horizon) {
 		ex.cut = true
 		return
 	}
@@ -653,15 +707,16 @@ func (ex *expansion) try(w *sim.World, k int, vals []int, slot int) (*sim.World,
 		ex.pool[slot] = c
 	}
 	ch := &ex.fc
-	*ch = forceChooser{event: k, values: vals, ns: ch.ns[:0], used: ch.used[:0]}
+	*ch = forceChooser{event: k, values: vals, samples: x.cfg.ValueSamples, ns: ch.ns[:0], used: ch.used[:0]}
 	c.SetChooser(ch)
 	ex.transitions++
 	c.Step()
 	if ch.tooMany != "" {
-		ex.err = fmt.Errorf("%w: %s draws %q with %d options at step %d; %s enumerates values of at most %d options (use an untimed preset, or random or pct)",
+		ex.err = fmt.Errorf("%w: %s draws %q with %d options at step %d; %s enumerates values of at most %d options (set valueSamples to try a few of them, use an untimed preset, or random or pct)",
 			ErrUnsupported, e.x.sc.ID, ch.tooMany, ch.tooManyN, w.Steps(), x.cfg.Strategy, MaxValueOptions)
 		return nil, nil, false
 	}
+	ex.sampled = ex.sampled || ch.sampled
 	if err := c.Err(); err != nil {
 		ex.err = err
 		return nil, nil, false
@@ -702,33 +757,52 @@ func (ex *expansion) footprint(w, c *sim.World, ev *sim.Event, ch *forceChooser)
 
 // forceChooser takes one given ready event, then the given values for the
 // value choices inside the step (0 past their end), recording how many
-// options each value choice had so the caller can enumerate them.
+// options each value choice had so the caller can enumerate them. With
+// samples > 0, a value choice of more than MaxValueOptions options (and
+// more than samples) offers samples of them, evenly spread.
 type forceChooser struct {
 	event    int
 	values   []int
-	ns       []int // options of each value choice met
-	used     []int // value taken at each
+	samples  int
+	ns       []int // options of each value choice met (sampled: samples)
+	used     []int // value taken at each, as an index among its options
 	tooMany  string
 	tooManyN int
+	sampled  bool
 }
 
 func (f *forceChooser) Choose(c *sim.Choice) int {
 	if c.Kind == sim.ChooseEvent {
 		return f.event
 	}
-	if c.N > MaxValueOptions {
-		if f.tooMany == "" {
-			f.tooMany, f.tooManyN = c.Label, c.N
+	n := c.N
+	if n > MaxValueOptions {
+		if f.samples == 0 {
+			if f.tooMany == "" {
+				f.tooMany, f.tooManyN = c.Label, c.N
+			}
+			return 0
 		}
-		return 0
+		if n > f.samples {
+			n, f.sampled = f.samples, true
+		}
 	}
 	v := 0
 	if i := len(f.ns); i < len(f.values) {
 		v = f.values[i]
 	}
-	f.ns = append(f.ns, c.N)
+	f.ns = append(f.ns, n)
 	f.used = append(f.used, v)
-	return v
+	return sampleOption(v, n, c.N)
+}
+
+// sampleOption is the option of a choice of total options that sample v
+// of n (n <= total) stands for: n evenly spread options, both ends kept.
+func sampleOption(v, n, total int) int {
+	if n == total || n < 2 {
+		return v
+	}
+	return int((int64(v)*int64(total-1) + int64(n-1)/2) / int64(n-1))
 }
 
 // next is the next vector of values in lexicographic order, given the

@@ -168,13 +168,9 @@ func TestStepRunsInSlices(t *testing.T) {
 	}
 }
 
-func TestExhaustiveSearchRejectsTimedPresets(t *testing.T) {
-	_, err := check.New(catalog.New(), check.Config{Scenario: "dining-philosophers", Preset: "table", Strategy: check.BFS})
+func TestDPORIsForDFS(t *testing.T) {
 	var fe *scenario.FieldError
-	if !errors.As(err, &fe) || fe.Field != "preset" {
-		t.Fatalf("bfs on a timed preset: %v", err)
-	}
-	_, err = check.New(catalog.New(), check.Config{Scenario: "dining-philosophers", Preset: "lock-level", Strategy: check.BFS, Reductions: check.Reductions{DPOR: true}})
+	_, err := check.New(catalog.New(), check.Config{Scenario: "dining-philosophers", Preset: "lock-level", Strategy: check.BFS, Reductions: check.Reductions{DPOR: true}})
 	if !errors.As(err, &fe) || fe.Field != "reductions.dpor" {
 		t.Fatalf("dpor with bfs: %v", err)
 	}

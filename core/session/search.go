@@ -29,6 +29,10 @@ type SearchRequest struct {
 	// (check.Config Workers); 0, the default, is one per CPU. The results
 	// do not depend on it; a session steps its searches on one.
 	Workers int `json:"workers,omitempty"`
+	// ValueSamples lets bfs and dfs search a timed preset: a value drawn
+	// from more options than they enumerate is tried at this many evenly
+	// spread options (check.Config ValueSamples; 0: refuse such a value).
+	ValueSamples int `json:"valueSamples,omitempty"`
 	// Distributed runs a server's search job on its NATS cluster
 	// (internal/cluster) with the local answer; a session, which steps its
 	// searches itself, refuses it.
@@ -44,6 +48,9 @@ type SearchBudget struct {
 	Runs    int     `json:"runs,omitempty"`
 	Depth   int     `json:"depth,omitempty"`
 	Seconds float64 `json:"seconds,omitempty"`
+	// HorizonMs bounds the virtual time bfs and dfs explore, in
+	// milliseconds (check.Budget HorizonMs; 0: no bound).
+	HorizonMs int64 `json:"horizonMs,omitempty"`
 }
 
 // DefaultSearchSeconds is the time budget of a search that names none.
@@ -79,7 +86,8 @@ func (req SearchRequest) Config() check.Config {
 	return check.Config{
 		Scenario: req.Scenario, Preset: req.Preset, Variant: req.Variant, Params: req.Params,
 		Property: req.Property, Strategy: req.Strategy, Seed: req.Seed, PCTDepth: req.PCTDepth,
-		Budget: check.Budget{States: b.States, Runs: b.Runs, Depth: b.Depth}, Reductions: red, Workers: req.Workers,
+		Budget:     check.Budget{States: b.States, Runs: b.Runs, Depth: b.Depth, HorizonMs: b.HorizonMs},
+		Reductions: red, Workers: req.Workers, ValueSamples: req.ValueSamples,
 	}
 }
 

@@ -4,6 +4,8 @@
 package checktest
 
 import (
+	"errors"
+
 	"github.com/racetrack-sim/racetrack/core/check"
 	"github.com/racetrack-sim/racetrack/core/scenario"
 )
@@ -21,8 +23,14 @@ func BFSConfigs(reg *scenario.Registry) []check.Config {
 			for _, v := range sc.Variants {
 				for _, red := range []check.Reductions{check.DefaultReductions(check.BFS), {}} {
 					cfg := check.Config{Scenario: sc.ID, Preset: p.ID, Variant: v.ID, Params: small[sc.ID], Strategy: check.BFS, Reductions: red}
-					if _, err := check.New(reg, cfg); err != nil {
-						continue // timed presets are not searched by bfs
+					// Timed presets draw values from more options than
+					// bfs enumerates; they are searched with valueSamples.
+					x, err := check.New(reg, cfg)
+					if err != nil {
+						continue
+					}
+					if x.Step(64); errors.Is(x.Err(), check.ErrUnsupported) {
+						continue
 					}
 					out = append(out, cfg)
 				}
