@@ -40,13 +40,10 @@ type bfsEngine struct {
 	levels []levelLog
 	// cur is the sleep sets of the level being expanded, by entry.
 	curSleep sleepArena
-	// curWorlds are worlds of the level's states kept from the level
-	// above (nil: rebuild it), at most maxKeptWorlds in all.
-	curWorlds []*sim.World
-	phase     int
-	chunks    []*chunk
-	next      int // the next task to run in Step
-	cut       bool
+	phase    int
+	chunks   []*chunk
+	next     int // the next task to run in Step
+	cut      bool
 }
 
 // Phases of a level.
@@ -57,10 +54,6 @@ const (
 
 // bfsChunk is the number of states of one expand task.
 const bfsChunk = 256
-
-// maxKeptWorlds bounds the successor worlds a level keeps for the next
-// one (a few MB): small levels are never replayed, large ones are.
-const maxKeptWorlds = 4096
 
 // levelLog is the states found at one depth: entry i was reached from
 // entry parent[i] of the level above by the step whose choices are
@@ -141,8 +134,6 @@ type candidate struct {
 // chunk is one expand task's input range and output.
 type chunk struct {
 	lo, hi  int
-	keep    int          // successor worlds it may keep
-	worlds  []*sim.World // by candidate, while keep lasts
 	ex      expansion
 	cands   []candidate
 	encs    []string // exact storage: the encoding of each candidate
@@ -193,9 +184,6 @@ func (b *bfsEngine) startLevel() {
 	for lo := 0; lo < n; lo += bfsChunk {
 		b.chunks = append(b.chunks, &chunk{lo: lo, hi: min(n, lo+bfsChunk)})
 	}
-	for _, c := range b.chunks {
-		c.keep = maxKeptWorlds / len(b.chunks)
-	}
 	b.phase, b.next = phaseExpand, 0
 	b.g.x.prog.Frontier = n
 }
@@ -237,18 +225,12 @@ func (b *bfsEngine) endPhase() {
 	}
 	var next levelLog
 	var sleep sleepArena
-	var worlds []*sim.World
 	for _, c := range b.chunks {
 		for i := range c.cands {
 			cd := &c.cands[i]
 			if !cd.keep {
 				continue
 			}
-			var w *sim.World
-			if i < len(c.worlds) {
-				w, c.worlds[i] = c.worlds[i], nil
-			}
-			worlds = append(worlds, w)
 			next.addRaw(cd.parent, c.choices[c.start(uint32(i), choiceEnd):cd.choiceEnd])
 			sleep.add(keepMask(c.sleeps[c.start(uint32(i), sleepEnd):cd.sleepEnd], cd.mask))
 		}
@@ -261,7 +243,7 @@ func (b *bfsEngine) endPhase() {
 		return
 	}
 	b.levels = append(b.levels, next)
-	b.curSleep, b.curWorlds = sleep, worlds
+	b.curSleep = sleep
 	b.depth++
 	if x.prog.States >= x.cfg.Budget.States {
 		x.prog.Done = true
@@ -333,9 +315,6 @@ func (b *bfsEngine) expandChunk(c *chunk) {
 			c.dup = map[stateKey]uint32{}
 		}
 		c.dup[s.key] = uint32(len(c.cands))
-		if len(c.worlds) == len(c.cands) && len(c.worlds) < c.keep {
-			c.worlds = append(c.worlds, c.ex.own(s))
-		}
 		for _, v := range s.w.Schedule()[pathLen:] {
 			c.choices = binary.AppendUvarint(c.choices, uint64(v))
 		}
@@ -349,24 +328,15 @@ func (b *bfsEngine) expandChunk(c *chunk) {
 		c.cands = append(c.cands, cd)
 	}
 	for i := c.lo; i < c.hi && !c.ex.stopped(); i++ {
-		var w *sim.World
-		if i < len(b.curWorlds) {
-			w = b.curWorlds[i]
-		}
-		if w == nil {
-			var err error
-			if w, err = rb.world(b.depth, uint32(i)); err != nil {
-				c.ex.err = err
-				return
-			}
+		w, err := rb.world(b.depth, uint32(i))
+		if err != nil {
+			c.ex.err = err
+			return
 		}
 		parent, pathLen = uint32(i), len(w.Schedule())
 		c.ex.expand(&node{w: w, sleep: b.curSleep.get(i)})
 	}
 	c.dup, c.ex.pool = nil, nil
-	for i := c.lo; i < c.hi && i < len(b.curWorlds); i++ {
-		b.curWorlds[i] = nil
-	}
 }
 
 // mergeGroup stores the candidates of part g of the visited set, in
@@ -402,8 +372,9 @@ type rebuilder struct {
 	buf    []int
 	// free holds worlds dropped from the cached path, to recycle; last
 	// is the world world returned last, recycled by the next call.
-	free []*sim.World
-	last *sim.World
+	free    []*sim.World
+	last    *sim.World
+	chooser sim.ScriptChooser
 }
 
 // world returns a world of entry i at depth d, valid until the next call.
@@ -462,7 +433,8 @@ func (r *rebuilder) world(d int, i uint32) (*sim.World, error) {
 func (r *rebuilder) replay(w *sim.World, k int, e uint32, into *sim.World) (*sim.World, error) {
 	r.buf = r.b.levels[k].stepChoices(e, r.buf[:0])
 	c := w.SnapshotInto(into)
-	ch := &sim.ScriptChooser{Schedule: r.buf}
+	ch := &r.chooser
+	*ch = sim.ScriptChooser{Schedule: r.buf}
 	c.SetChooser(ch)
 	if !c.Step() || ch.Pos != len(r.buf) {
 		return nil, fmt.Errorf("%w: bfs replay of a stored state failed at step %d: %v", ErrReplay, w.Steps(), c.Err())

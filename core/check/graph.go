@@ -471,8 +471,9 @@ type expansion struct {
 	safe        [][2]int
 	sampled     bool // a value was tried at sampled options only
 	// pool holds the worlds of the successors being computed, by slot,
-	// recycled from one expanded state to the next (own takes one out
-	// for a caller that keeps it); fc and h are scratch.
+	// recycled from one expanded state to the next: an emit that keeps a
+	// successor's world must get a fresh pool (dfs expands each state
+	// with a new expansion); fc and h are scratch.
 	pool  []*sim.World
 	fc    forceChooser
 	h     sim.Hasher
@@ -480,17 +481,7 @@ type expansion struct {
 	succs []succ
 	done  []footprint
 	sleep []footprint
-}
-
-// own hands s's world to a caller that keeps it: the expansion no
-// longer recycles it.
-func (ex *expansion) own(s succ) *sim.World {
-	for i, w := range ex.pool {
-		if w == s.w {
-			ex.pool[i] = nil
-		}
-	}
-	return s.w
+	idx   []int
 }
 
 // flush hands what the expansion found to the explorer and the engine.
@@ -549,7 +540,8 @@ func (ex *expansion) expand(n *node) {
 	}
 	succs := ex.succs[:0]
 	defer func() { clear(succs); ex.succs = succs[:0] }()
-	for _, k := range e.order(w, ready) {
+	ex.idx = e.order(w, ready, ex.idx)
+	for _, k := range ex.idx {
 		if e.asleep(n, ready, k) {
 			continue
 		}
@@ -660,10 +652,10 @@ func (e *graphEngine) asleep(n *node, ready []sim.Event, k int) bool {
 // order lists the options, the ones likely to be local first when the
 // partial-order reduction is on (a local step found early saves computing
 // the other successors).
-func (e *graphEngine) order(w *sim.World, ready []sim.Event) []int {
-	idx := make([]int, len(ready))
-	for i := range idx {
-		idx[i] = i
+func (e *graphEngine) order(w *sim.World, ready []sim.Event, buf []int) []int {
+	idx := buf[:0]
+	for i := range ready {
+		idx = append(idx, i)
 	}
 	if !e.por {
 		return idx

@@ -60,7 +60,7 @@ func (ex *expansion) expandStubborn(n *node, ready []sim.Event) bool {
 	}
 	var best []sim.ProcID
 	tried := 0
-	for _, k := range e.order(w, ready) {
+	for _, k := range e.order(w, ready, nil) {
 		p := ready[k].Proc
 		if e.asleep(n, ready, k) {
 			continue

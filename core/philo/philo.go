@@ -38,6 +38,9 @@ type Table struct {
 	Phils  []sim.ProcID
 	Eaten  []int
 	eatenS sim.SeriesID
+	// The labels of taking and putting down each fork, made once: a
+	// label built at each step would allocate in every search step.
+	takeLabels, putLabels []string
 }
 
 // New builds a table of n philosophers who each eat meals times.
@@ -60,6 +63,8 @@ func (t *Table) Init(w *sim.World) {
 	node := w.AddNode("table")
 	for i := 0; i < t.n; i++ {
 		t.Forks = append(t.Forks, w.AddMutex(node, "fork"+strconv.Itoa(i)))
+		t.takeLabels = append(t.takeLabels, "take fork"+strconv.Itoa(i))
+		t.putLabels = append(t.putLabels, "put fork"+strconv.Itoa(i))
 	}
 	for i := 0; i < t.n; i++ {
 		t.Phils = append(t.Phils, w.AddThread(node, -1, "phil"+strconv.Itoa(i), 0))
@@ -78,12 +83,12 @@ var philosopher = sim.Program[*Table]{
 	pcTakeFirst: {In: "hungry (wants first fork)", Describe: forkStep("takes", true), Do: func(t *Table, w *sim.World, p *sim.Proc) sim.Action {
 		first, _ := t.forks(int(p.ID))
 		p.PC = pcTakeSecond
-		return sim.Lock(t.Forks[first], "take fork"+strconv.Itoa(first))
+		return sim.Lock(t.Forks[first], t.takeLabels[first])
 	}},
 	pcTakeSecond: {In: "hungry (wants second fork)", Describe: forkStep("takes", false), Do: func(t *Table, w *sim.World, p *sim.Proc) sim.Action {
 		_, second := t.forks(int(p.ID))
 		p.PC = pcEat
-		return sim.Lock(t.Forks[second], "take fork"+strconv.Itoa(second))
+		return sim.Lock(t.Forks[second], t.takeLabels[second])
 	}},
 	pcEat: {In: "eating", Says: "eats", Do: func(t *Table, w *sim.World, p *sim.Proc) sim.Action {
 		i := int(p.ID)
@@ -95,7 +100,7 @@ var philosopher = sim.Program[*Table]{
 	pcPutSecond: {In: "putting forks down", Describe: forkStep("puts", false), Do: func(t *Table, w *sim.World, p *sim.Proc) sim.Action {
 		_, second := t.forks(int(p.ID))
 		p.PC = pcPutFirst
-		return sim.Unlock(t.Forks[second], "put fork"+strconv.Itoa(second))
+		return sim.Unlock(t.Forks[second], t.putLabels[second])
 	}},
 	pcPutFirst: {In: "putting forks down", Describe: forkStep("puts", true), Do: func(t *Table, w *sim.World, p *sim.Proc) sim.Action {
 		first, _ := t.forks(int(p.ID))
@@ -103,7 +108,7 @@ var philosopher = sim.Program[*Table]{
 		if t.Eaten[p.ID] == t.meals {
 			p.PC = pcDone
 		}
-		return sim.Unlock(t.Forks[first], "put fork"+strconv.Itoa(first))
+		return sim.Unlock(t.Forks[first], t.putLabels[first])
 	}},
 	pcDone: {In: "full", Says: "leaves", Do: func(*Table, *sim.World, *sim.Proc) sim.Action { return sim.Exit("full") }},
 }

@@ -80,7 +80,11 @@ func (w *World) Step() bool {
 		}
 		return false
 	}
-	w.exec(&e)
+	// The event is kept in the world: the model's Handle receives a
+	// pointer to it, which a local would escape through (an allocation
+	// per step).
+	w.event = e
+	w.exec(&w.event)
 	if w.err != nil {
 		return false
 	}

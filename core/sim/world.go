@@ -121,6 +121,7 @@ type World struct {
 	trace  *Trace
 
 	cur      stepCtx
+	event    Event // the event being executed
 	ties     []Event
 	tieProcs []ProcID
 	choice   Choice
