@@ -6,8 +6,16 @@
 //
 // Strategies: random (a swarm over seeds, optionally over parameter
 // ranges), pct (probabilistic concurrency testing, Burckhardt et al.,
-// ASPLOS 2010), and, on untimed models, bfs (shortest counterexample) and
-// dfs, both with canonical state hashing. Reductions, each of which can be
+// ASPLOS 2010), bfs (shortest counterexample) and dfs, both with
+// canonical state hashing. bfs and dfs enumerate every value a step draws
+// (at most MaxValueOptions options) and every combination of the values a
+// preset draws while it is set up (one initial state each); a timed
+// preset, whose durations and latencies have more options, is searched
+// with ValueSamples (each such value tried at a few evenly spread
+// options: real counterexamples, no proof) and a virtual-time horizon
+// (Budget.HorizonMs). The state hash takes pending events' times
+// relative to the current time, so equal situations at different times
+// are one state. Reductions, each of which can be
 // switched off: sleep sets; persistent sets (stubborn sets when the model
 // says which mutexes each process may still touch, see LockSets);
 // stateless dynamic partial-order reduction for dfs; and symmetry
