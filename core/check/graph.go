@@ -54,6 +54,9 @@ type node struct {
 	w     *sim.World
 	key   stateKey
 	sleep []footprint // transitions not to take from here, by process
+	// pushed: a successor (not an initial state), whose world dfs
+	// recycles once it is expanded.
+	pushed bool
 }
 
 // footprint is what one step touched.
@@ -410,6 +413,10 @@ type dfsEngine struct {
 	g        *graphEngine
 	frontier []*node
 	cut      bool // a state was left unexpanded at the depth bound
+	// ex expands every state; the worlds of expanded states go to free,
+	// where ex takes the worlds of new successors from.
+	ex   *expansion
+	free []*sim.World
 }
 
 func (d *dfsEngine) step(budget int) int {
@@ -429,9 +436,16 @@ func (d *dfsEngine) step(budget int) int {
 		d.frontier[len(d.frontier)-1] = nil
 		d.frontier = d.frontier[:len(d.frontier)-1]
 		used++
-		ex := &expansion{e: e, emit: d.push}
+		if d.ex == nil {
+			d.ex = &expansion{e: e, emit: d.push, free: &d.free}
+		}
+		ex := d.ex
+		ex.transitions, ex.safe = 0, ex.safe[:0]
 		ex.expand(n)
 		ex.flush()
+		if n.pushed {
+			d.free = append(d.free, n.w)
+		}
 		d.cut = d.cut || ex.cut
 		x.prog.States = e.store.Len()
 		x.prog.Frontier = len(d.frontier)
@@ -452,7 +466,7 @@ func (d *dfsEngine) push(s succ, sleep []footprint) {
 		sleep = keepMask(sleep, mask)
 	}
 	e.store.put(s.key, mask)
-	d.frontier = append(d.frontier, &node{w: s.w, key: s.key, sleep: slices.Clone(sleep)})
+	d.frontier = append(d.frontier, &node{w: d.ex.own(s), key: s.key, sleep: slices.Clone(sleep), pushed: true})
 }
 
 // expansion expands states and collects what that found: successors
@@ -471,10 +485,11 @@ type expansion struct {
 	safe        [][2]int
 	sampled     bool // a value was tried at sampled options only
 	// pool holds the worlds of the successors being computed, by slot,
-	// recycled from one expanded state to the next: an emit that keeps a
-	// successor's world must get a fresh pool (dfs expands each state
-	// with a new expansion); fc and h are scratch.
+	// recycled from one expanded state to the next (own takes one out for
+	// an emit that keeps it; an empty slot is refilled from free, if
+	// any); fc and h are scratch.
 	pool  []*sim.World
+	free  *[]*sim.World
 	fc    forceChooser
 	h     sim.Hasher
 	ready []sim.Event
@@ -482,6 +497,17 @@ type expansion struct {
 	done  []footprint
 	sleep []footprint
 	idx   []int
+}
+
+// own hands s's world to an emit that keeps it: the expansion no longer
+// recycles it.
+func (ex *expansion) own(s succ) *sim.World {
+	for i, w := range ex.pool {
+		if w == s.w {
+			ex.pool[i] = nil
+		}
+	}
+	return s.w
 }
 
 // flush hands what the expansion found to the explorer and the engine.
@@ -694,6 +720,10 @@ func (ex *expansion) try(w *sim.World, k int, vals []int, slot int) (*sim.World,
 	} else {
 		for len(ex.pool) <= slot {
 			ex.pool = append(ex.pool, nil)
+		}
+		if ex.pool[slot] == nil && ex.free != nil && len(*ex.free) > 0 {
+			f := *ex.free
+			ex.pool[slot], *ex.free = f[len(f)-1], f[:len(f)-1]
 		}
 		c = w.SnapshotInto(ex.pool[slot])
 		ex.pool[slot] = c
