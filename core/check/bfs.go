@@ -388,20 +388,20 @@ func (r *rebuilder) world(d int, i uint32) (*sim.World, error) {
 	}
 	anc := r.anc[:d+1]
 	anc[d] = i
-	for k := d; k > 0; k-- {
-		anc[k-1] = r.b.levels[k].parent[anc[k]]
+	// Walk up to the deepest cached world on the path to i: the cached
+	// path is a path, so where it meets i's ancestors it holds all the
+	// ones above too.
+	j := d
+	for j > 0 && !(j < len(r.worlds) && r.ids[j] == anc[j]) {
+		anc[j-1] = r.b.levels[j].parent[anc[j]]
+		j--
 	}
-	if len(r.worlds) == 0 || r.ids[0] != anc[0] {
+	if j == 0 && (len(r.worlds) == 0 || r.ids[0] != anc[0]) {
 		// A path from another initial state: drop the cached one.
 		if len(r.worlds) > 0 {
 			r.free = append(r.free, r.worlds[1:]...)
 		}
 		r.ids, r.worlds = append(r.ids[:0], anc[0]), append(r.worlds[:0], r.b.roots[anc[0]])
-	}
-	// The deepest cached world on the path to i (the root at worst).
-	j := min(len(r.worlds), d) - 1
-	for j > 0 && r.ids[j] != anc[j] {
-		j--
 	}
 	r.free = append(r.free, r.worlds[j+1:]...) // never an initial state: j >= 0
 	r.ids, r.worlds = r.ids[:j+1], r.worlds[:j+1]
