@@ -11,9 +11,10 @@
 # It installs nothing. Prerequisites: Go, and
 #   apt-get install -y spin gcc
 # Run from the repository root:  bench/spin/run.sh
-# FULL=1 also runs SPIN without partial-order reduction (-DNOREDUCE) on the
-# two deadlock-free configurations, and Racetrack without reductions on the
-# philosophers, which take many minutes.
+# ITER3=1 adds vitess fixed C=3 ITER=3 (SPIN needs about 6 GB and 100 s).
+# FULL=1 also runs that and SPIN without partial-order reduction
+# (-DNOREDUCE) on the two deadlock-free configurations, and Racetrack
+# without reductions on the philosophers, which take many minutes.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$(pwd)
@@ -75,11 +76,12 @@ if [ "${FULL:-0}" = 1 ]; then
 fi
 rt_row "$l" -scenario vitess-messager -preset lock-level -variant fixed -param clients=3 -param iterations=2 -strategy bfs
 rt_row "$l" -scenario vitess-messager -preset lock-level -variant fixed -param clients=3 -param iterations=2 -strategy bfs -workers 1
-rt_row "$l" -scenario vitess-messager -preset lock-level -variant fixed -param clients=3 -param iterations=2 -strategy bfs -reductions sleep,por,symmetry
-if [ "${FULL:-0}" = 1 ]; then
+rt_row "$l" -scenario vitess-messager -preset lock-level -variant fixed -param clients=3 -param iterations=2 -strategy dfs
+if [ "${FULL:-0}" = 1 ] || [ "${ITER3:-0}" = 1 ]; then
 	l="vitess lock-level fixed C=3 ITER=3"
 	spin_row "$l" vitess.pml "-DC=3 -DITER=3 -DFIXED=1" "-DSAFETY"
-	rt_row "$l" -scenario vitess-messager -preset lock-level -variant fixed -param clients=3 -param iterations=3 -strategy bfs -reductions sleep,por,symmetry -states 100000000
+	rt_row "$l" -scenario vitess-messager -preset lock-level -variant fixed -param clients=3 -param iterations=3 -strategy bfs -states 100000000
+	rt_row "$l" -scenario vitess-messager -preset lock-level -variant fixed -param clients=3 -param iterations=3 -strategy dfs -states 100000000
 fi
 l="dining philosophers N=8 fixed"
 spin_row "$l" philosophers.pml "-DN=8 -DFIXED=1" "-DSAFETY"
