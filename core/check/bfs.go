@@ -111,6 +111,19 @@ func (a *sleepArena) add(sleep []footprint) {
 	a.off = append(a.off, uint32(len(a.sets)))
 }
 
+// addMasked adds sleep restricted to the processes in mask.
+func (a *sleepArena) addMasked(sleep []footprint, mask uint64) {
+	if len(a.off) == 0 {
+		a.off = append(a.off, 0)
+	}
+	for _, z := range sleep {
+		if mask&(1<<uint(z.proc)) != 0 {
+			a.sets = append(a.sets, z)
+		}
+	}
+	a.off = append(a.off, uint32(len(a.sets)))
+}
+
 func (a *sleepArena) get(i int) []footprint {
 	if len(a.off) == 0 {
 		return nil
@@ -232,7 +245,7 @@ func (b *bfsEngine) endPhase() {
 				continue
 			}
 			next.addRaw(cd.parent, c.choices[c.start(uint32(i), choiceEnd):cd.choiceEnd])
-			sleep.add(keepMask(c.sleeps[c.start(uint32(i), sleepEnd):cd.sleepEnd], cd.mask))
+			sleep.addMasked(c.sleeps[c.start(uint32(i), sleepEnd):cd.sleepEnd], cd.mask)
 		}
 	}
 	b.chunks = nil
