@@ -111,3 +111,20 @@ func BenchmarkBFSVitessFixedC3Iter1(b *testing.B) {
 func BenchmarkBFSVitessBuggyC3Iter3Default(b *testing.B) {
 	benchPeakHeap(b, vitessLockLevel(check.BFS, "buggy", 3, 3))
 }
+
+// The issue #13 size: about 9.4 M states (SPIN: 48.7 M, 96 s, 6 GB).
+func BenchmarkBFSVitessFixedC3Iter3(b *testing.B) {
+	cfg := vitessLockLevel(check.BFS, "fixed", 3, 3)
+	cfg.Budget.States = 100_000_000
+	benchPeakHeap(b, cfg)
+}
+
+// A timed preset under bfs with sampled values (the vitess deadlock).
+func BenchmarkBFSVitessTimedSampled(b *testing.B) {
+	benchSearch(b, check.Config{Scenario: "vitess-messager", Preset: "unsubscribe-vs-poller", Variant: "buggy", Strategy: check.BFS,
+		ValueSamples: 3, Reductions: check.DefaultReductions(check.BFS), NoShrink: true})
+}
+
+func BenchmarkDFSVitessFixedC3Iter2(b *testing.B) {
+	benchPeakHeap(b, vitessLockLevel(check.DFS, "fixed", 3, 2))
+}
