@@ -108,7 +108,12 @@ func assets(t *testing.T) string {
 // staticServer serves what make dist builds: the built assets over web/,
 // the page with no API.
 func staticServer(t *testing.T) *httptest.Server {
-	dirs := []string{assets(t), filepath.Join(root, "web")}
+	return staticServerOf(t, filepath.Join(root, "web"))
+}
+
+// staticServerOf is staticServer with the page's files from web.
+func staticServerOf(t *testing.T, web string) *httptest.Server {
+	dirs := []string{assets(t), web}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		name := filepath.Clean("/" + r.URL.Path)
 		if strings.HasSuffix(r.URL.Path, "/") {
@@ -130,13 +135,18 @@ func staticServer(t *testing.T) *httptest.Server {
 // apiServer is cmd/server's handler with the same static folders; each
 // request's path goes to the watchers first.
 func apiServer(t *testing.T, watch ...func(path string)) *httptest.Server {
+	return apiServerOf(t, filepath.Join(root, "web"), watch...)
+}
+
+// apiServerOf is apiServer with the page's files from web.
+func apiServerOf(t *testing.T, web string, watch ...func(path string)) *httptest.Server {
 	store, err := api.OpenStore(filepath.Join(t.TempDir(), "runs.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	s, err := api.New(api.Config{Registry: catalog.New(), Store: store, Logger: logger, Static: []fs.FS{os.DirFS(filepath.Join(root, "web")), os.DirFS(assets(t))}}) // web/engine.json says "auto"
+	s, err := api.New(api.Config{Registry: catalog.New(), Store: store, Logger: logger, Static: []fs.FS{os.DirFS(web), os.DirFS(assets(t))}}) // web/engine.json says "auto"
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,8 +161,9 @@ func apiServer(t *testing.T, watch ...func(path string)) *httptest.Server {
 	return srv
 }
 
-// browser starts a fresh headless Chromium and returns its tab.
-func browser(t *testing.T, width, height int) *page {
+// browser starts a fresh headless Chromium and returns its tab; flags are
+// added to Chromium's command line.
+func browser(t *testing.T, width, height int, flags ...chromedp.ExecAllocatorOption) *page {
 	t.Helper()
 	path := chromePath(t)
 	opts := []chromedp.ExecAllocatorOption{
@@ -169,6 +180,7 @@ func browser(t *testing.T, width, height int) *page {
 		chromedp.UserDataDir(t.TempDir()),
 		chromedp.WindowSize(width, height),
 	}
+	opts = append(opts, flags...)
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelB := chromedp.NewContext(actx)
 	ctx, cancelC := context.WithTimeout(ctx, 4*time.Minute)

@@ -27,7 +27,7 @@ const S = {
 };
 
 // Test and measurement hooks (read by the end-to-end harness).
-const RT = (window.__rt = { ready: false, drawn: 0, firstDraw: 0, errors: [], S });
+const RT = (window.__rt = { ready: false, drawn: 0, firstDraw: 0, errors: [], S, stateHits: 0, stateMisses: 0 });
 
 const PLAY_ICON = '<svg viewBox="0 0 16 16" width="14" height="14" aria-hidden="true"><path d="M4 2v12l10-6z" fill="currentColor"/></svg>';
 const PAUSE_ICON = '<svg viewBox="0 0 16 16" width="14" height="14" aria-hidden="true"><path d="M3 2h4v12H3zM9 2h4v12H9z" fill="currentColor"/></svg>';
@@ -304,6 +304,10 @@ function unloadRun() {
   renderVerdict();
   renderSearchTarget();
   stepTable.set(null);
+  propsView = null;
+  insp = null;
+  whatIfKey = "";
+  shownKey = "";
   clear($("#props"), h("li.muted", null, "No run yet."));
   clear($("#inspector"), h("p.muted", null, "No run yet."));
   clear($("#whatif"), h("p.muted", null, "At a step where the schedule made a choice, the other options show here."));
@@ -342,6 +346,7 @@ async function load(summary, opts = {}) {
   S.run = summary;
   RT.loaded = null;
   S.state = null;
+  shownKey = "";
   S.total = summary.steps;
   S.steps = [];
   S.slice = null;
@@ -559,25 +564,52 @@ function renderMarks() {
 
 // ---------- moving through the timeline ----------
 
+// seek moves to a step: it asks for the step's state at once and paints
+// the cursor (diagram, charts, scrubber, position) in the next animation
+// frame, or with the state when that comes first, so a step costs one
+// frame, not one for the cursor and another for the inspector, and steps
+// taken faster than frames paint the cursor once per frame.
 async function seek(step, opts = {}) {
   if (!S.run || S.total === 0) return;
   step = Math.min(Math.max(0, step | 0), S.total - 1);
-  const t0 = performance.now();
+  if (step !== S.step) direction = step > S.step ? 1 : -1;
   S.step = step;
   if (S.win && (step < S.win.from || step >= S.win.to)) relayout(step);
-  $("#scrub").value = String(step);
-  diagram.setCursor(step, opts.center);
-  charts.setCursor(step);
-  stepTable.update(step);
-  const sv = S.steps[step];
-  $("#pos").textContent = `step ${step + 1} / ${S.total}` + (sv ? ` · ${fmtMs(sv.time)}` : "");
-  RT.lastSeekSync = performance.now() - t0;
+  cursorCenter = cursorCenter || !!opts.center;
+  if (!cursorFrame) cursorFrame = requestAnimationFrame(paintCursor);
   updateHash();
   if (opts.state === false) return;
+  const st = S.playing ? null : states.get(stateKey(S.run.id, step));
+  if (st) {
+    RT.stateHits++;
+    showState(st); // fetched ahead: no round trip
+    return;
+  }
+  RT.stateMisses++;
   return stateLoop();
 }
 
-// stateLoop fetches the state of the current step; while a request is in
+let cursorFrame = 0;
+let cursorCenter = false;
+
+// paintCursor shows S.step in the diagram, the charts, the step table,
+// the scrubber and the position line (once, however many seeks asked).
+function paintCursor() {
+  if (cursorFrame) cancelAnimationFrame(cursorFrame);
+  cursorFrame = 0;
+  const center = cursorCenter;
+  cursorCenter = false;
+  if (!S.run || S.total === 0) return;
+  const step = S.step;
+  $("#scrub").value = String(step);
+  diagram.setCursor(step, center);
+  charts.setCursor(step);
+  stepTable.update(step);
+  const sv = S.steps[step];
+  setText($("#pos"), `step ${step + 1} / ${S.total}` + (sv ? ` · ${fmtMs(sv.time)}` : ""));
+}
+
+// stateLoop shows the state of the current step; while a request is in
 // flight, later steps only move the target, so holding an arrow key never
 // queues a request per step. It resolves once the shown state is current.
 let stateRunning = null;
@@ -589,9 +621,10 @@ function stateLoop() {
         if (!S.run || S.playing) return; // a playback's frames patch the state
         const id = S.run.id;
         const step = S.step;
+        if (shownKey === stateKey(id, step)) return;
         let st;
         try {
-          st = await S.engine.state(id, step);
+          st = await fetchState(id, step);
         } catch (err) {
           if (S.run && S.run.id === id && S.step === step) {
             toast(err.message);
@@ -600,10 +633,7 @@ function stateLoop() {
           continue;
         }
         if (!S.run || S.run.id !== id || S.step !== step) continue;
-        S.state = st;
-        renderState(st);
-        renderProps(st);
-        renderWhatIf(st);
+        showState(st);
         return;
       }
     } finally {
@@ -613,39 +643,187 @@ function stateLoop() {
   return stateRunning;
 }
 
+// States are fetched one step ahead in the direction the person moves:
+// the next step's state is usually at hand when its key is pressed, and
+// the step then shows cursor and state in the frame after the key press
+// (an answer from the socket or the worker comes a frame later, since
+// the browser paints the key press first). A state is the same for ever
+// for a run id and step, so a few are kept.
+const STATE_CACHE = 16;
+const states = new Map(); // stateKey -> state
+const fetching = new Map(); // stateKey -> promise of the state
+let shownKey = ""; // the stateKey of the state the panels show
+let direction = 1; // of the last step: +1 forwards, -1 backwards
+
+const stateKey = (id, step) => id + "@" + step;
+
+function fetchState(id, step) {
+  const key = stateKey(id, step);
+  if (states.has(key)) return Promise.resolve(states.get(key));
+  if (fetching.has(key)) return fetching.get(key);
+  const p = S.engine.state(id, step).then((st) => {
+    states.set(key, st);
+    if (states.size > STATE_CACHE) states.delete(states.keys().next().value);
+    return st;
+  }).finally(() => fetching.delete(key));
+  fetching.set(key, p);
+  return p;
+}
+
+// showState paints a state (with the cursor, when it is still to be
+// painted) and fetches the next one ahead.
+function showState(st) {
+  S.state = st;
+  shownKey = stateKey(S.run.id, st.step);
+  if (cursorFrame) paintCursor(); // the cursor and the state in one frame
+  renderState(st);
+  renderProps(st);
+  renderWhatIf(st);
+  if (RT.onShown) RT.onShown(st.step); // the perf test's probe
+  prefetch(S.run.id, st.step, PREFETCH);
+}
+
+// PREFETCH is how many steps ahead states are fetched. Once the person
+// moves steadily, each step asks for one state, PREFETCH steps ahead, so
+// an answer has that many steps' time to arrive (the browser holds a
+// socket's messages back while it paints a key press).
+const PREFETCH = 3;
+
+function prefetch(id, step, n) {
+  if (S.playing) return;
+  for (let k = 1; k <= n; k++) {
+    const next = step + k * direction;
+    if (next < 0 || next >= S.total) return;
+    fetchState(id, next).catch(() => {});
+  }
+}
+
+// setText changes an element's text only when it differs: an unchanged
+// text node keeps its layout (a step repaints what the step changed).
+function setText(el, text) {
+  if (el.textContent !== text) el.textContent = text;
+}
+
+// The inspector is patched, not rebuilt, at each step: groups and rows
+// are kept by id and field name, a value is rewritten only when it
+// differs, the highlight moves with classList, and a field that appears
+// or goes is one row inserted or removed. The browser then lays out and
+// paints the rows the step changed, not the whole panel.
+let insp = null; // {who, what, box, groups: Map(id -> {el, title, tbody, rows: Map(name -> row)})}
+
 function renderState(st) {
   const ev = st.event || {};
-  $("#statestep").textContent = `after step ${st.step + 1}`;
-  const head = h("p.muted", { style: "margin:0 0 4px;font-size:12px" },
-    h("b", null, ev.procName || ""), ` ${ev.kind || ""} `, ev.label ? `“${ev.label}”` : "", ev.object ? ` (${ev.object})` : "", ` at ${fmtMs(st.time)}`);
-  clear($("#inspector"), head, (st.groups || []).map((g) =>
-    h("div.group", null, h("h3", null, g.title),
-      h("table", null, h("tbody", null, (g.fields || []).map((f) =>
-        h("tr", { class: f.changed ? "changed" : null }, h("td", null, f.name), h("td.v", null, f.value + (f.unit ? " " + f.unit : "")))))))));
+  setText($("#statestep"), `after step ${st.step + 1}`);
+  if (!insp) {
+    const who = h("b");
+    const what = document.createTextNode("");
+    const box = $("#inspector");
+    clear(box, h("p.muted", { style: "margin:0 0 4px;font-size:12px" }, who, what));
+    insp = { who, what, box, groups: new Map() };
+  }
+  setText(insp.who, ev.procName || "");
+  const what = ` ${ev.kind || ""} ` + (ev.label ? `“${ev.label}”` : "") + (ev.object ? ` (${ev.object})` : "") + ` at ${fmtMs(st.time)}`;
+  if (insp.what.data !== what) insp.what.data = what;
+  const groups = st.groups || [];
+  const els = groups.map((g) => {
+    let gv = insp.groups.get(g.id);
+    if (!gv) {
+      const title = h("h3");
+      const tbody = h("tbody");
+      gv = { el: h("div.group", null, title, h("table", null, tbody)), title, tbody, rows: new Map() };
+      insp.groups.set(g.id, gv);
+    }
+    setText(gv.title, g.title);
+    patchRows(gv, g.fields || []);
+    return gv.el;
+  });
+  const ids = new Set(groups.map((g) => g.id));
+  for (const id of [...insp.groups.keys()]) if (!ids.has(id)) insp.groups.get(id).el.remove(), insp.groups.delete(id);
+  reorder(insp.box, insp.box.firstChild.nextSibling, els);
 }
+
+// patchRows makes a group's rows show fields, reusing the row of each
+// field name.
+function patchRows(gv, fields) {
+  const names = new Set(fields.map((f) => f.name));
+  for (const [name, row] of gv.rows) if (!names.has(name)) row.tr.remove(), gv.rows.delete(name);
+  const trs = fields.map((f) => {
+    let row = gv.rows.get(f.name);
+    if (!row) {
+      const v = h("td.v");
+      row = { tr: h("tr", null, h("td", null, f.name), v), v, text: null, changed: false };
+      gv.rows.set(f.name, row);
+    }
+    const text = f.value + (f.unit ? " " + f.unit : "");
+    if (row.text !== text) {
+      row.v.textContent = text;
+      row.text = text;
+    }
+    const changed = !!f.changed;
+    if (row.changed !== changed) {
+      row.tr.classList.toggle("changed", changed);
+      row.changed = changed;
+    }
+    return row.tr;
+  });
+  reorder(gv.tbody, gv.tbody.firstChild, trs);
+}
+
+// reorder makes the children of parent from `at` on be els, in order,
+// moving or inserting only the elements out of place (els holds every
+// child from `at` on that is to stay).
+function reorder(parent, at, els) {
+  let cur = at;
+  for (const el of els) {
+    if (el === cur) {
+      cur = cur.nextSibling;
+      continue;
+    }
+    parent.insertBefore(el, cur);
+  }
+  while (cur) {
+    const next = cur.nextSibling;
+    cur.remove();
+    cur = next;
+  }
+}
+
+// The properties panel is built once per run and causal slice; a step
+// rewrites only each property's "at this step" text.
+let propsView = null; // {key, now: Map(name -> span)}
 
 function renderProps(st) {
   const props = S.scenario.properties || [];
+  const key = `${S.scenario.id}|${S.run ? S.run.id : ""}|${S.slice ? S.slice.step : ""}`;
+  if (!propsView || propsView.key !== key) {
+    const now = new Map();
+    const list = props.map((p) => {
+      const viols = S.run ? S.run.violations.filter((v) => v.property === p.name) : [];
+      let cls = "ok";
+      let verdict = S.run ? "holds in this run" : "";
+      if (viols.length) {
+        cls = "bad";
+        verdict = `violated at step ${viols[0].step + 1}`;
+      }
+      const span = h("span.muted", { style: "font-weight:400" });
+      now.set(p.name, span);
+      return h("li", { class: cls, dataset: { property: p.name } },
+        h("div.name", null, p.name, " ", h("span.tag", null, p.kind)),
+        h("div.verdict", null, verdict, span),
+        h("div.explain.muted", null, p.help),
+        viols.map((v) => h("button", { type: "button", class: S.slice && S.slice.step === v.step ? "active" : null, dataset: { step: v.step },
+          onclick: () => showSlice(v.step), title: "Select this step and dim everything outside its causal past" },
+        `step ${v.step + 1} · ${fmtMs(v.time)}: ${v.message}`)));
+    });
+    clear($("#props"), list.length ? list : h("li.muted", null, "This scenario declares no properties."));
+    propsView = { key, now };
+  }
   const atStep = new Map(((st && st.properties) || []).map((p) => [p.name, p]));
-  const list = props.map((p) => {
-    const viols = S.run ? S.run.violations.filter((v) => v.property === p.name) : [];
-    const now = atStep.get(p.name);
-    let cls = "ok";
-    let verdict = S.run ? "holds in this run" : "";
-    if (viols.length) {
-      cls = "bad";
-      verdict = `violated at step ${viols[0].step + 1}`;
-    }
+  for (const [name, span] of propsView.now) {
+    const now = atStep.get(name);
     const nowText = now ? (now.status === "violated" ? "violated by this step" : now.status === "pending" ? `pending since ${fmtMs(now.since)}` : "holds so far") : "";
-    return h("li", { class: cls, dataset: { property: p.name } },
-      h("div.name", null, p.name, " ", h("span.tag", null, p.kind)),
-      h("div.verdict", null, verdict, nowText && S.run ? h("span.muted", { style: "font-weight:400" }, ` · at this step: ${nowText}`) : null),
-      h("div.explain.muted", null, p.help),
-      viols.map((v) => h("button", { type: "button", class: S.slice && S.slice.step === v.step ? "active" : null, dataset: { step: v.step },
-        onclick: () => showSlice(v.step), title: "Select this step and dim everything outside its causal past" },
-      `step ${v.step + 1} · ${fmtMs(v.time)}: ${v.message}`)));
-  });
-  clear($("#props"), list.length ? list : h("li.muted", null, "This scenario declares no properties."));
+    setText(span, nowText && S.run ? ` · at this step: ${nowText}` : "");
+  }
 }
 
 async function showSlice(step) {
@@ -710,13 +888,16 @@ function applyFrame(f) {
   const st = S.state;
   if (!st) return seek(f.step);
   seek(f.step, { state: false });
-  const byGroup = new Map(st.groups.map((g) => [g.id, g]));
-  for (const g of st.groups) for (const fd of g.fields) fd.changed = false;
+  // A copy: the state shown may be one the page keeps for later.
+  const groups = st.groups.map((g) => ({ ...g, fields: g.fields.map((fd) => ({ ...fd, changed: false })) }));
+  const byGroup = new Map(groups.map((g) => [g.id, g]));
   for (const c of f.changed) {
     const fd = byGroup.get(c.group)?.fields.find((x) => x.name === c.name);
     if (fd) Object.assign(fd, { value: c.value, unit: c.unit, changed: true });
   }
-  S.state = { ...st, step: f.step, time: f.time, event: S.steps[f.step] || st.event };
+  shownKey = "";
+  S.state = { ...st, groups, step: f.step, time: f.time, event: S.steps[f.step] || st.event };
+  if (cursorFrame) paintCursor();
   renderState(S.state);
 }
 
@@ -766,15 +947,24 @@ function placeCard(card, x, y) {
 
 // ---------- what-if and forks ----------
 
+// whatIfKey names what the what-if panel shows, so a step that shows the
+// same (most steps: no choice) leaves it as it is.
+let whatIfKey = "";
+
 function renderWhatIf(st) {
   const alts = st.alternatives || [];
   const box = $("#whatif");
   if (!alts.length) {
     const s = S.steps[st.step];
-    clear(box, s && s.choices ? h("p.muted", null, "Loading the alternatives…") : [
-      h("p.muted", null, "The schedule made no choice at this step."),
-      h("button.btn.small", { type: "button", onclick: () => jump("choice") }, "Go to the next choice point")]);
-    if (s && s.choices) loadAlternatives(st.step);
+    const loading = !!(s && s.choices);
+    const key = loading ? `loading:${st.step}` : "none";
+    if (key !== whatIfKey) {
+      whatIfKey = key;
+      clear(box, loading ? h("p.muted", null, "Loading the alternatives…") : [
+        h("p.muted", null, "The schedule made no choice at this step."),
+        h("button.btn.small", { type: "button", onclick: () => jump("choice") }, "Go to the next choice point")]);
+    }
+    if (loading) loadAlternatives(st.step);
     return;
   }
   renderAlternatives(st.step, alts);
@@ -786,11 +976,15 @@ async function loadAlternatives(step) {
     if (S.step !== step) return;
     renderAlternatives(step, res);
   } catch (err) {
+    whatIfKey = "";
     clear($("#whatif"), h("p.muted", null, err.message));
   }
 }
 
 function renderAlternatives(step, choices) {
+  const key = `alts:${step}:${JSON.stringify(choices)}`;
+  if (key === whatIfKey) return;
+  whatIfKey = key;
   const blocks = [];
   choices.forEach((c, ci) => {
     const opts = c.options.filter((o) => !o.picked);
@@ -1245,6 +1439,7 @@ function onKey(e) {
 RT.seek = seek;
 RT.jump = jump;
 RT.stepBy = stepBy;
+RT.paintCursor = paintCursor;
 RT.showSlice = showSlice;
 RT.toggleLane = toggleLane;
 RT.runSpec = (spec) => {
