@@ -6,6 +6,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 )
 
 // TestServerModeSpeaksTheSocket: in server mode the page downloads no
@@ -75,5 +78,81 @@ func TestServerModeSpeaksTheSocket(t *testing.T) {
 	}
 	if errs := eval[[]string](p, `__rt.errors`); len(errs) > 0 {
 		t.Errorf("page errors: %v", errs)
+	}
+}
+
+// inspectorJS compares the inspector's rows with the state the page holds
+// (group titles, field names, values with units, the changed highlight, in
+// order) and that state with one the engine computes afresh for the step,
+// and returns what differs ("" when nothing does).
+const inspectorJS = `(async () => {
+	const st = __rt.S.state;
+	if (!st || st.step !== __rt.S.step) return "the state shown is of step " + (st && st.step) + ", the cursor at " + __rt.S.step;
+	const want = [];
+	for (const g of st.groups) {
+		want.push("# " + g.title);
+		for (const f of g.fields) want.push((f.changed ? "* " : "  ") + f.name + " = " + f.value + (f.unit ? " " + f.unit : ""));
+	}
+	const got = [];
+	for (const g of document.querySelectorAll("#inspector .group")) {
+		got.push("# " + g.querySelector("h3").textContent);
+		for (const tr of g.querySelectorAll("tr")) got.push((tr.classList.contains("changed") ? "* " : "  ") + tr.cells[0].textContent + " = " + tr.cells[1].textContent);
+	}
+	for (let i = 0; i < Math.max(want.length, got.length); i++) {
+		if (want[i] !== got[i]) return "row " + i + ": the inspector shows " + JSON.stringify(got[i]) + ", the state " + JSON.stringify(want[i]);
+	}
+	if (document.querySelector("#statestep").textContent !== "after step " + (st.step + 1)) return "heading " + document.querySelector("#statestep").textContent;
+	const fresh = await __rt.S.engine.state(__rt.S.run.id, st.step);
+	if (JSON.stringify(fresh) !== JSON.stringify(st)) return "the state kept for step " + st.step + " differs from the engine's answer";
+	return "";
+})()`
+
+// TestInspectorFollowsSteps walks a run with the keyboard forwards, then
+// backwards, then by jumps, in both engines: the inspector is patched at
+// each step (rows kept by field name, states fetched ahead), so after
+// every step its rows must be exactly those of the step's state, and that
+// state the one the engine computes for the step.
+func TestInspectorFollowsSteps(t *testing.T) {
+	for _, eng := range []string{"server", "wasm"} {
+		t.Run(eng, func(t *testing.T) {
+			base := staticServer(t).URL
+			if eng == "server" {
+				base = apiServer(t).URL
+			}
+			p := browser(t, 1280, 800)
+			p.open(base + "/#engine=" + eng)
+			eval[any](p, `__rt.runSpec({scenario: "vitess-messager", preset: "churn", variant: "buggy", seed: 1})`)
+			p.wait("the churn run", `__rt.S.run && __rt.S.run.spec.preset === "churn" && __rt.loaded === __rt.S.run.id`, 60*time.Second)
+			eval[any](p, `__rt.seek(95).then(() => document.activeElement && document.activeElement.blur())`)
+			check := func(how string) {
+				t.Helper()
+				if d := eval[string](p, inspectorJS); d != "" {
+					t.Fatalf("after %s, at step %d: %s", how, eval[int](p, `__rt.S.step`), d)
+				}
+			}
+			at := 95
+			move := func(key string, d int, n int) {
+				t.Helper()
+				for i := 0; i < n; i++ {
+					at += d
+					p.do(chromedp.KeyEvent(key))
+					p.wait("the step's state", fmt.Sprintf(`__rt.S.step === %d && __rt.S.state && __rt.S.state.step === %d`, at, at), 10*time.Second)
+					check(fmt.Sprintf("a key to step %d", at))
+				}
+			}
+			move(kb.ArrowRight, 1, 40)
+			move(kb.ArrowLeft, -1, 15)
+			for _, s := range []int{400, 12, 13, 1000, 999} {
+				at = s
+				eval[any](p, fmt.Sprintf(`__rt.seek(%d)`, s))
+				check(fmt.Sprintf("a seek to step %d", s))
+			}
+			if hits := eval[int](p, `__rt.stateHits`); hits < 40 {
+				t.Errorf("%d steps of 55 found their state fetched ahead", hits)
+			}
+			if errs := p.consoleErrors(); len(errs) > 0 {
+				t.Errorf("console: %v", errs)
+			}
+		})
 	}
 }
