@@ -114,6 +114,8 @@ func TestResponsesConformToOpenAPI(t *testing.T) {
 		{"POST", "/api/v1/runs/{run}/forks", `{"step":`, "application/json", 400},
 		{"POST", "/api/v1/runs/{run}/forks", `{"step":0,"choice":9,"option":0}`, "application/json", 422},
 		{"POST", "/api/v1/runs/" + unknownRun + "/forks", `{}`, "application/json", 404},
+		{"GET", "/api/v1/runs/{run}/forks", "", "", 200},
+		{"GET", "/api/v1/runs/" + unknownRun + "/forks", "", "", 404},
 		{"GET", "/api/v1/session", "", "", 426},
 		{"GET", "/api/v1/compare?a={run}&b=" + other.ID, "", "", 200},
 		{"GET", "/api/v1/compare?a={run}", "", "", 400},

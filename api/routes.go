@@ -48,6 +48,7 @@ func (s *Server) routes() http.Handler {
 			r.Get("/diagram.svg", s.getDiagram)
 			r.Get("/export", s.getExport)
 			r.Post("/forks", s.createFork)
+			r.Get("/forks", s.getForks)
 		})
 		r.Get("/compare", s.compare)
 		r.With(s.streamPreflight).Get("/session", s.sessionStream)

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,8 @@ import (
 	bolterrors "go.etcd.io/bbolt/errors"
 
 	"github.com/racetrack-sim/racetrack/core/scenario"
+	"github.com/racetrack-sim/racetrack/core/session"
+	"github.com/racetrack-sim/racetrack/core/timeline"
 )
 
 // ErrNotStored is returned for an id the store does not hold.
@@ -182,4 +185,120 @@ func (s *Store) Searches() ([]*SearchStatus, error) {
 		})
 	})
 	return out, err
+}
+
+// Forks made over REST (POST /runs/{id}/forks) are kept as records, so
+// GET /runs/{id}/forks shows the tree after a restart: bucketForks maps a
+// run id to its forkRecord, bucketForkKids maps a parent id and a
+// sequence number (8 bytes, big-endian: creation order) to a child id.
+var (
+	bucketForks    = []byte("forks")
+	bucketForkKids = []byte("fork-children")
+)
+
+// forkRecord is what the store keeps of a run in a fork tree.
+type forkRecord struct {
+	// Parent is the edge from the run it was forked from (nil at a root).
+	Parent     *session.ForkEdge `json:"parent,omitempty"`
+	Violations int               `json:"violations"`
+}
+
+// PutFork records that child was forked from parent along edge (with
+// their violation counts). A run keeps the first parent it was forked
+// from: a fork that leads back to a run already in a tree (its own
+// ancestor, say) adds no edge, so the records stay a forest.
+func (s *Store) PutFork(parent string, parentViolations int, edge session.ForkEdge, child string, childViolations int) error {
+	return storeFault(s.db.Update(func(tx *bolt.Tx) error {
+		forks, err := tx.CreateBucketIfNotExists(bucketForks)
+		if err != nil {
+			return err
+		}
+		kids, err := tx.CreateBucketIfNotExists(bucketForkKids)
+		if err != nil {
+			return err
+		}
+		if forks.Get([]byte(parent)) == nil {
+			b, _ := json.Marshal(forkRecord{Violations: parentViolations})
+			if err := forks.Put([]byte(parent), b); err != nil {
+				return err
+			}
+		}
+		if forks.Get([]byte(child)) != nil {
+			return nil
+		}
+		edge.Parent = parent
+		b, _ := json.Marshal(forkRecord{Parent: &edge, Violations: childViolations})
+		if err := forks.Put([]byte(child), b); err != nil {
+			return err
+		}
+		seq, err := kids.NextSequence()
+		if err != nil {
+			return err
+		}
+		return kids.Put(binary.BigEndian.AppendUint64([]byte(parent), seq), []byte(child))
+	}))
+}
+
+// ForkTree returns the fork tree that holds run (core/session's ForkTree
+// over the records), read in one transaction. spec and violations
+// describe the run itself, which may be one no fork touched yet (the tree
+// is then the run alone) or one the store does not hold (opened over the
+// session socket).
+func (s *Store) ForkTree(run scenario.RunSpec, violations int) (session.ForkNode, error) {
+	id := run.ID()
+	var tree session.ForkNode
+	err := s.db.View(func(tx *bolt.Tx) error {
+		runs, forks, kids := tx.Bucket(bucketRuns), tx.Bucket(bucketForks), tx.Bucket(bucketForkKids)
+		var readErr error
+		know := func(n string) (session.ForkInfo, bool) {
+			var info session.ForkInfo
+			var rec forkRecord
+			var b []byte
+			if forks != nil {
+				b = forks.Get([]byte(n))
+			}
+			switch {
+			case b != nil:
+				if err := json.Unmarshal(b, &rec); err != nil {
+					readErr = fmt.Errorf("read the fork record of %s: %w", n, err)
+					return info, false
+				}
+			case n == id:
+				rec.Violations = violations
+			default:
+				return info, false
+			}
+			if n == id {
+				info.Spec = run
+			} else if b := runs.Get([]byte(n)); b == nil {
+				return info, false
+			} else if err := json.Unmarshal(b, &info.Spec); err != nil {
+				readErr = fmt.Errorf("read run %s: %w", n, err)
+				return info, false
+			}
+			info.Violations = rec.Violations
+			if p := rec.Parent; p != nil {
+				info.Parent = &timeline.Branch{Parent: p.Parent, Step: p.Step, Choice: p.Choice, Option: p.Option, Text: p.Text}
+			}
+			if kids != nil {
+				// At most one more than a tree may hold: ForkTree then
+				// refuses the tree.
+				c := kids.Cursor()
+				for k, v := c.Seek([]byte(n)); k != nil && len(k) == len(n)+8 && string(k[:len(n)]) == n; k, v = c.Next() {
+					if len(info.Children) > session.MaxForkNodes {
+						break
+					}
+					info.Children = append(info.Children, string(v))
+				}
+			}
+			return info, true
+		}
+		t, err := session.ForkTree(id, know)
+		if readErr != nil {
+			return readErr
+		}
+		tree = t
+		return err
+	})
+	return tree, err
 }

@@ -2,6 +2,7 @@ package api
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 
@@ -211,7 +212,14 @@ func (s *Server) createFork(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
+	defer child.drop()
 	b.Spec = child.spec
+	// The edge is kept for GET /runs/{id}/forks.
+	edge := session.ForkEdge{Step: b.Step, Choice: b.Choice, Option: b.Option, Text: b.Text}
+	if err := s.store.PutFork(rec.id, len(rec.summary.Violations), edge, child.id, len(child.summary.Violations)); err != nil {
+		writeError(w, r, fmt.Errorf("store the fork of %s: %w", rec.id, err))
+		return
+	}
 	w.Header().Set("Location", "/api/v1/runs/"+child.id)
 	writeJSON(w, http.StatusCreated, forked{Run: child.summary, Fork: b})
 }
@@ -242,4 +250,21 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 		recs[i] = rec
 	}
 	view(w, r, func() (any, error) { return session.CompareRuns(recs[0].tl, recs[1].tl) })
+}
+
+// getForks serves the fork tree holding a run: the forks made over REST,
+// kept in the store (core/session's ForkTree over its records).
+func (s *Server) getForks(w http.ResponseWriter, r *http.Request) {
+	rec, ok := s.runFromPath(w, r)
+	if !ok {
+		return
+	}
+	view(w, r, func() (any, error) {
+		tree, err := s.store.ForkTree(rec.spec, len(rec.summary.Violations))
+		var se *session.Error
+		if errors.As(err, &se) && se.Field == "run" {
+			return nil, &session.Error{Code: se.Code, Field: "id", Message: se.Message}
+		}
+		return tree, err
+	})
 }

@@ -3,11 +3,14 @@ package api
 import (
 	"encoding/json"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/racetrack-sim/racetrack/core/session"
 )
 
 func TestDiagramSVG(t *testing.T) {
@@ -97,5 +100,97 @@ func TestCompareBuggyAndFixed(t *testing.T) {
 		p := res.problem(t)
 		assert.Equal(t, c.field, p.Field, c.query)
 		assert.Contains(t, p.Detail, c.field)
+	}
+}
+
+// TestForkTreeOverREST: forks made with POST /runs/{id}/forks form the
+// tree GET /runs/{id}/forks shows from any of its runs (core/session's
+// ForkTree over the store's records), also after a restart; a run no
+// fork touched is a tree of one; a bad id is refused naming the field.
+func TestForkTreeOverREST(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "racetrack.db")
+	ts := startTestServer(t, path)
+	root := ts.createRun(t, `{"scenario":"dining-philosophers","preset":"lock-level","seed":16}`)
+	fork := func(run string) forked {
+		t.Helper()
+		var f struct{ Step int }
+		ts.get(t, "/api/v1/runs/"+run+"/find?kind=choice").json(t, &f)
+		res := ts.get(t, "/api/v1/runs/"+run+"/alternatives?step="+itoa(f.Step))
+		var alts []struct {
+			Options []struct {
+				Index  int
+				Picked bool
+			}
+		}
+		res.json(t, &alts)
+		require.NotEmpty(t, alts, "a choice at step %d", f.Step)
+		opt := -1
+		for _, o := range alts[0].Options {
+			if !o.Picked {
+				opt = o.Index
+				break
+			}
+		}
+		res = ts.post(t, "/api/v1/runs/"+run+"/forks", `{"step":`+itoa(f.Step)+`,"choice":0,"option":`+itoa(opt)+`}`)
+		require.Equal(t, http.StatusCreated, res.Status, "%s", res.Body)
+		var out forked
+		res.json(t, &out)
+		return out
+	}
+	child := fork(root.ID)
+	grand := fork(child.Run.ID)
+	tree := func(run string) session.ForkNode {
+		t.Helper()
+		res := ts.get(t, "/api/v1/runs/"+run+"/forks")
+		require.Equal(t, http.StatusOK, res.Status, "%s", res.Body)
+		var n session.ForkNode
+		res.json(t, &n)
+		return n
+	}
+	check := func(n session.ForkNode, when string) {
+		t.Helper()
+		require.Equal(t, root.ID, n.Run, when)
+		assert.Nil(t, n.Fork, when)
+		assert.Equal(t, len(root.Violations), n.Violations, when)
+		assert.Equal(t, root.ID, n.Spec.ID(), "%s: the root's spec opens it", when)
+		require.Len(t, n.Children, 1, when)
+		c := n.Children[0]
+		assert.Equal(t, child.Run.ID, c.Run, when)
+		require.NotNil(t, c.Fork, when)
+		assert.Equal(t, session.ForkEdge{Parent: root.ID, Step: child.Fork.Step, Choice: 0, Option: child.Fork.Option, Text: child.Fork.Text}, *c.Fork, when)
+		assert.Equal(t, len(child.Run.Violations), c.Violations, when)
+		require.Len(t, c.Children, 1, when)
+		assert.Equal(t, grand.Run.ID, c.Children[0].Run, when)
+		assert.Equal(t, child.Run.ID, c.Children[0].Fork.Parent, when)
+		assert.Empty(t, c.Children[0].Children, when)
+	}
+	for _, run := range []string{root.ID, child.Run.ID, grand.Run.ID} {
+		check(tree(run), "from "+run)
+	}
+	// Forking the same option again adds no second edge.
+	res := ts.post(t, "/api/v1/runs/"+root.ID+"/forks", `{"step":`+itoa(child.Fork.Step)+`,"choice":0,"option":`+itoa(child.Fork.Option)+`}`)
+	require.Equal(t, http.StatusCreated, res.Status, "%s", res.Body)
+	check(tree(grand.Run.ID), "after forking again")
+
+	// The records outlive the process.
+	ts.stop()
+	ts = startTestServer(t, path)
+	check(tree(child.Run.ID), "after a restart")
+
+	alone := ts.createRun(t, `{"scenario":"dining-philosophers","seed":5}`)
+	n := tree(alone.ID)
+	assert.Equal(t, alone.ID, n.Run)
+	assert.Empty(t, n.Children)
+	assert.Nil(t, n.Fork)
+
+	for _, c := range []struct {
+		id     string
+		status int
+	}{{"nope", 404}, {"r" + strings.Repeat("0", 20), 404}} {
+		res := ts.get(t, "/api/v1/runs/"+c.id+"/forks")
+		require.Equal(t, c.status, res.Status, "%s: %s", c.id, res.Body)
+		p := res.problem(t)
+		assert.Equal(t, "id", p.Field, c.id)
+		assert.Contains(t, p.Detail, "run", c.id)
 	}
 }

@@ -2,6 +2,7 @@ package session
 
 import (
 	"github.com/racetrack-sim/racetrack/core/scenario"
+	"github.com/racetrack-sim/racetrack/core/timeline"
 )
 
 // ForkArgs takes another option at a choice point: Choice indexes the
@@ -63,43 +64,96 @@ func (s *Session) Forks(run string) (ForkNode, error) {
 	if _, err := s.Timeline(run); err != nil {
 		return ForkNode{}, err
 	}
-	root := run
-	for i := 0; i <= len(s.known); i++ {
-		p := s.known[root].parent
-		if p == nil {
-			break
+	return ForkTree(run, func(id string) (ForkInfo, bool) {
+		info, ok := s.known[id]
+		if !ok {
+			return ForkInfo{}, false
 		}
-		if _, ok := s.known[p.Parent]; !ok {
-			break
-		}
-		root = p.Parent
-	}
-	return s.node(root, 0)
+		return ForkInfo{Spec: info.spec, Parent: info.parent, Children: info.children, Violations: info.violations}, true
+	})
 }
 
-// maxForkDepth bounds the tree walk (the tree is acyclic by
-// construction; this is the bound on the work).
-const maxForkDepth = maxKnown
+// ForkInfo is what a fork tree shows of one run.
+type ForkInfo struct {
+	Spec scenario.RunSpec
+	// Parent is the edge from the run it was forked from (nil at a root).
+	Parent *timeline.Branch
+	// Children are the runs forked from it, in the order they were made.
+	Children   []string
+	Violations int
+}
 
-func (s *Session) node(id string, depth int) (ForkNode, error) {
-	info := s.known[id]
-	n := ForkNode{Run: id, Spec: info.spec, Children: []ForkNode{}}
-	if p := info.parent; p != nil {
+// MaxForkNodes bounds the runs one fork tree holds: a tree past it is
+// refused (the session forgets runs past maxKnown, so its own trees stay
+// below it; a store that keeps every fork can grow one further).
+const MaxForkNodes = maxKnown
+
+// ForkTree is the fork tree that holds run, from its root, as know
+// describes each run (the session's memory, or a server's store). A run
+// know does not know is left out: the walk up stops below it, and a
+// child it does not know is not shown. An edge that would close a cycle
+// ends the walk up as well, so the answer is a tree.
+func ForkTree(run string, know func(id string) (ForkInfo, bool)) (ForkNode, error) {
+	if _, ok := know(run); !ok {
+		return ForkNode{}, errorf(CodeNotFound, "run", "run %s is not known", run)
+	}
+	root := run
+	seen := map[string]bool{run: true}
+	for {
+		info, _ := know(root)
+		if info.Parent == nil || seen[info.Parent.Parent] {
+			break
+		}
+		if _, ok := know(info.Parent.Parent); !ok {
+			break
+		}
+		if len(seen) >= MaxForkNodes {
+			return ForkNode{}, tooBig(run)
+		}
+		root = info.Parent.Parent
+		seen[root] = true
+	}
+	w := treeWalk{know: know, seen: map[string]bool{}}
+	n, ok := w.node(root)
+	if !ok {
+		return ForkNode{}, tooBig(run)
+	}
+	return n, nil
+}
+
+func tooBig(run string) error {
+	return errorf(CodeInvalid, "run", "the fork tree holding run %s has more than %d runs", run, MaxForkNodes)
+}
+
+// treeWalk builds a tree, each run once, at most MaxForkNodes runs.
+type treeWalk struct {
+	know func(string) (ForkInfo, bool)
+	seen map[string]bool
+}
+
+func (w *treeWalk) node(id string) (ForkNode, bool) {
+	if len(w.seen) >= MaxForkNodes {
+		return ForkNode{}, false
+	}
+	w.seen[id] = true
+	info, _ := w.know(id)
+	n := ForkNode{Run: id, Spec: info.Spec, Violations: info.Violations, Children: []ForkNode{}}
+	if p := info.Parent; p != nil {
 		n.Fork = &ForkEdge{Parent: p.Parent, Step: p.Step, Choice: p.Choice, Option: p.Option, Text: p.Text}
 	}
-	n.Violations = info.violations
-	if depth >= maxForkDepth {
-		return n, nil
-	}
-	for _, c := range info.children {
-		if _, ok := s.known[c]; !ok {
+	for _, c := range info.Children {
+		if w.seen[c] {
 			continue
 		}
-		cn, err := s.node(c, depth+1)
-		if err != nil {
-			return ForkNode{}, err
+		ci, ok := w.know(c)
+		if !ok || ci.Parent == nil || ci.Parent.Parent != id {
+			continue
+		}
+		cn, ok := w.node(c)
+		if !ok {
+			return ForkNode{}, false
 		}
 		n.Children = append(n.Children, cn)
 	}
-	return n, nil
+	return n, true
 }
