@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -139,6 +140,20 @@ func TestForkTreeOverREST(t *testing.T) {
 	}
 	child := fork(root.ID)
 	grand := fork(child.Run.ID)
+	// Once the requests are done only the cache holds the runs.
+	for _, id := range []string{root.ID, child.Run.ID, grand.Run.ID} {
+		require.Eventually(t, func() bool {
+			rec, ok := ts.timelines.peek(id)
+			if !ok {
+				return false
+			}
+			rec.mu.Lock()
+			refs := rec.refs
+			rec.mu.Unlock()
+			rec.drop()
+			return refs == 2 // the cache's and this peek's
+		}, 5*time.Second, 5*time.Millisecond, "run %s is still held after its requests", id)
+	}
 	tree := func(run string) session.ForkNode {
 		t.Helper()
 		res := ts.get(t, "/api/v1/runs/"+run+"/forks")
