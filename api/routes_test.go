@@ -131,6 +131,8 @@ func TestErrorClasses(t *testing.T) {
 		{"search negative budget", "POST", "/api/v1/searches", `{"scenario":"dining-philosophers","strategy":"random","budget":{"runs":-1}}`, 422, "budget.runs"},
 		{"search too many seconds", "POST", "/api/v1/searches", `{"scenario":"dining-philosophers","strategy":"random","budget":{"seconds":1e9}}`, 422, "budget.seconds"},
 		{"search unknown scenario", "POST", "/api/v1/searches", `{"scenario":"nope","strategy":"random"}`, 422, "scenario"},
+		{"search negative workers", "POST", "/api/v1/searches", `{"scenario":"dining-philosophers","strategy":"bfs","workers":-1}`, 422, "workers"},
+		{"search too many workers", "POST", "/api/v1/searches", `{"scenario":"dining-philosophers","strategy":"bfs","workers":1025}`, 422, "workers"},
 		{"search wrong type", "POST", "/api/v1/searches", `{"scenario":"dining-philosophers","strategy":"random","budget":{"seconds":"10"}}`, 400, "budget.seconds"},
 		{"unknown route", "GET", "/api/v1/nope", "", 404, "path"},
 		{"wrong method", "PUT", "/api/v1/runs", `{}`, 405, "method"},

@@ -13,9 +13,11 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/racetrack-sim/racetrack/core/check"
 	"github.com/racetrack-sim/racetrack/core/scenario"
 	"github.com/racetrack-sim/racetrack/core/session"
 	"github.com/racetrack-sim/racetrack/core/timeline"
+	"github.com/racetrack-sim/racetrack/internal/parallel"
 )
 
 // Bounds of one session socket.
@@ -76,7 +78,7 @@ func (s *Server) sessionStream(w http.ResponseWriter, r *http.Request) {
 // sessionLimits are the server's bounds as a session's.
 func (s *Server) sessionLimits() session.Limits {
 	return session.Limits{MaxRunSteps: s.cfg.MaxRunSteps, MaxSearchStates: s.cfg.MaxSearchStates,
-		MaxSearchRuns: s.cfg.MaxSearchRuns, MaxSearchSeconds: s.cfg.MaxSearchSeconds}
+		MaxSearchRuns: s.cfg.MaxSearchRuns, MaxSearchSeconds: s.cfg.MaxSearchSeconds, MaxSearchWorkers: check.MaxWorkers}
 }
 
 // sessionConn is one socket's session and its requests in flight.
@@ -194,6 +196,16 @@ type sessionPipe struct {
 func (p *sessionPipe) Send(m session.Message) bool { return p.sc.send(m) }
 
 func (p *sessionPipe) Now() time.Duration { return time.Since(p.sc.start) }
+
+// Step runs a search's work on the workers it asked for (a session.Stepper),
+// as the server's search jobs do.
+func (p *sessionPipe) Step(x *check.Explorer, n, workers int) check.Progress {
+	return sessionStep(x, n, workers)
+}
+
+// sessionStep is parallel.Step (a variable, so that a test can see the
+// workers a socket's search runs on).
+var sessionStep = parallel.Step
 
 // Wait hands the session to other requests for d (0: a scheduler turn).
 func (p *sessionPipe) Wait(d time.Duration) bool {

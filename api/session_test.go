@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/racetrack-sim/racetrack/core/check"
 	"github.com/racetrack-sim/racetrack/core/scenario"
 	"github.com/racetrack-sim/racetrack/core/session"
 )
@@ -241,4 +242,50 @@ func TestSessionSocketSearchProgressAndCancel(t *testing.T) {
 			assert.Less(t, res.Runs, 1000000)
 		}
 	}
+}
+
+// TestSessionSearchWorkers: a search over the socket runs on the workers
+// it asks for (internal/parallel, as the server's search jobs), with the
+// same answer as on one; a negative or too large count is refused on its
+// request id, naming workers, and the socket goes on.
+func TestSessionSearchWorkers(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[int]int{}
+	inner := sessionStep
+	sessionStep = func(x *check.Explorer, n, workers int) check.Progress {
+		mu.Lock()
+		seen[workers]++
+		mu.Unlock()
+		return inner(x, n, workers)
+	}
+	t.Cleanup(func() { sessionStep = inner })
+	ts := newTestServer(t)
+	sc := dialSession(t, ts)
+	req := func(w int) string {
+		return `{"scenario":"dining-philosophers","preset":"lock-level","strategy":"bfs","budget":{"states":20000},"workers":` + strconv.Itoa(w) + `}`
+	}
+	var results []session.SearchResult
+	for _, w := range []int{1, 2} {
+		r := sc.call("search", req(w))
+		require.Nil(t, r.Error, "workers %d", w)
+		var res session.SearchResult
+		require.NoError(t, json.Unmarshal(r.Result, &res))
+		require.True(t, res.Found, "workers %d: bfs finds the deadlock", w)
+		results = append(results, res)
+		mu.Lock()
+		assert.Positive(t, seen[w], "workers %d: no slice ran on %d workers", w, w)
+		mu.Unlock()
+	}
+	assert.Equal(t, results[0].States, results[1].States, "states on 1 and 2 workers")
+	assert.Equal(t, results[0].Length, results[1].Length, "counterexample length on 1 and 2 workers")
+	for _, c := range []struct {
+		workers int
+		want    string
+	}{{-1, "is -1, outside [0, 1024]"}, {check.MaxWorkers + 1, "outside [0, 1024] (0: one per CPU)"}} {
+		r := sc.call("search", req(c.workers))
+		require.NotNil(t, r.Error, "workers %d", c.workers)
+		assert.Equal(t, "workers", r.Error.Field, "workers %d", c.workers)
+		assert.Contains(t, r.Error.Message, c.want, "workers %d", c.workers)
+	}
+	require.Nil(t, sc.call("scenarios", `{}`).Error, "the socket works on")
 }

@@ -156,3 +156,49 @@ func TestInspectorFollowsSteps(t *testing.T) {
 		})
 	}
 }
+
+// TestSearchWorkersInThePage: the page's engines take a search's workers
+// option: the wasm worker runs a search on one worker and says so when
+// asked for more (naming the field); the server runs it on the workers
+// asked for, with the same answer.
+func TestSearchWorkersInThePage(t *testing.T) {
+	type outcome struct {
+		Found   bool
+		States  int
+		Length  int
+		Field   string
+		Message string
+	}
+	search := func(p *page, workers int) outcome {
+		return eval[outcome](p, fmt.Sprintf(`__rt.S.engine.search({scenario: "dining-philosophers", preset: "lock-level", strategy: "bfs", budget: {states: 20000}, workers: %d}, () => {}).promise
+			.then((r) => ({Found: r.found, States: r.states, Length: r.length}), (e) => ({Field: e.field, Message: e.message}))`, workers))
+	}
+	for _, eng := range []string{"wasm", "server"} {
+		t.Run(eng, func(t *testing.T) {
+			base := staticServer(t).URL
+			if eng == "server" {
+				base = apiServer(t).URL
+			}
+			p := browser(t, 1280, 800)
+			p.open(base + "/#engine=" + eng)
+			one := search(p, 1)
+			if !one.Found || one.Field != "" {
+				t.Fatalf("workers 1: %+v, want the deadlock found", one)
+			}
+			two := search(p, 2)
+			if eng == "wasm" {
+				if two.Field != "workers" || !strings.Contains(two.Message, "runs a search on one worker") {
+					t.Errorf("workers 2 in the wasm worker: %+v, want an error on workers saying it runs a search on one", two)
+				}
+			} else if !two.Found || two.States != one.States || two.Length != one.Length {
+				t.Errorf("workers 2 on the server: %+v; on 1: %+v", two, one)
+			}
+			if neg := search(p, -1); neg.Field != "workers" || !strings.Contains(neg.Message, "outside [0, ") {
+				t.Errorf("workers -1: %+v, want an error on workers", neg)
+			}
+			if errs := p.consoleErrors(); len(errs) > 0 {
+				t.Errorf("console: %v", errs)
+			}
+		})
+	}
+}

@@ -40,5 +40,9 @@
 // the fork tree, the searches and the playback. It reads no clock: a
 // search's transport passes its clock in (Hooks.Elapsed), a playback's
 // transport paces Player.Advance. Like all of core it does no I/O and
-// starts no goroutine, and builds for js/wasm.
+// starts no goroutine, and builds for js/wasm: a search's workers run on
+// the transport's goroutines when its pipe is a Stepper (the server's
+// socket), and on the caller's alone otherwise (the wasm worker, whose
+// Limits refuse workers above 1). ForkTree builds a fork tree from any
+// source of runs and edges (the session's memory, a server's store).
 package session

@@ -25,9 +25,11 @@ type SearchRequest struct {
 	// Reductions switch the exhaustive searches' reductions one by one;
 	// absent, the strategy's defaults (check.DefaultReductions) apply.
 	Reductions *check.Reductions `json:"reductions,omitempty"`
-	// Workers is the number of goroutines a server's bfs job runs on
+	// Workers is the number of goroutines the search runs on
 	// (check.Config Workers); 0, the default, is one per CPU. The results
-	// do not depend on it; a session steps its searches on one.
+	// do not depend on it. A server's jobs and its session socket honour
+	// it (up to check.MaxWorkers); the wasm worker runs a search on one
+	// and refuses more (Limits.MaxSearchWorkers).
 	Workers int `json:"workers,omitempty"`
 	// ValueSamples lets bfs and dfs search a timed preset: a value drawn
 	// from more options than they enumerate is tried at this many evenly
@@ -124,6 +126,13 @@ func (s *Session) Plan(req SearchRequest) (*Search, error) {
 	}
 	if !(b.Seconds >= 0) || (l.MaxSearchSeconds > 0 && b.Seconds > l.MaxSearchSeconds) {
 		errs.Add("budget.seconds", "is %v, outside [0, %v]", b.Seconds, l.MaxSearchSeconds)
+	}
+	if w := max(1, l.MaxSearchWorkers); req.Workers < 0 || req.Workers > w {
+		if req.Workers > 0 && w == 1 {
+			errs.Add("workers", "is %d, but this engine runs a search on one worker: ask for 0 or 1, or search on the server", req.Workers)
+		} else {
+			errs.Add("workers", "is %d, outside [0, %d] (0: one per CPU)", req.Workers, w)
+		}
 	}
 	if req.Seed > scenario.MaxSeed {
 		errs.Add("seed", "is %d, above the largest allowed seed %d", req.Seed, uint64(scenario.MaxSeed))
@@ -249,6 +258,19 @@ type Hooks struct {
 	Elapsed  func() time.Duration
 	Progress func(SearchProgress)
 	Yield    func()
+	// Step does about n units of the search's work on the explorer and
+	// reports its progress (nil: the explorer's Step, on the caller's
+	// goroutine).
+	Step func(x *check.Explorer, n int) check.Progress
+}
+
+// Stepper is a pipe that runs a search's work on several goroutines
+// (the server's session socket, through internal/parallel): Step does
+// about n units of work on up to workers goroutines (0: one per CPU), as
+// check.Explorer.Step does on one. Serve steps the searches of a pipe
+// without it on the pipe's own goroutine.
+type Stepper interface {
+	Step(x *check.Explorer, n, workers int) check.Progress
 }
 
 // Slices of a search aim at sliceTarget of work, so a cancel or a
@@ -268,9 +290,13 @@ func (q *Search) Run(h Hooks) SearchResult {
 	lastReport := time.Duration(0)
 	slice := 1
 	res := SearchResult{}
+	step := h.Step
+	if step == nil {
+		step = (*check.Explorer).Step
+	}
 	for {
 		t0 := h.Elapsed()
-		p := q.x.Step(slice)
+		p := step(q.x, slice)
 		now := h.Elapsed()
 		slice = NextSlice(slice, now-t0)
 		if p.Done {

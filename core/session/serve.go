@@ -3,6 +3,8 @@ package session
 import (
 	"fmt"
 	"time"
+
+	"github.com/racetrack-sim/racetrack/core/check"
 )
 
 // Pipe is a transport as Serve sees it: a way to send messages, a clock,
@@ -45,7 +47,12 @@ func (s *Session) Serve(req Request, p Pipe) {
 
 func (s *Session) runSearch(q *Search, req Request, p Pipe) SearchResult {
 	start := p.Now()
+	var step func(*check.Explorer, int) check.Progress
+	if st, ok := p.(Stepper); ok {
+		step = func(x *check.Explorer, n int) check.Progress { return st.Step(x, n, x.Config().Workers) }
+	}
 	return q.Run(Hooks{
+		Step:    step,
 		Elapsed: func() time.Duration { return p.Now() - start },
 		Progress: func(pr SearchProgress) {
 			if !p.Send(Message{ID: req.ID, Progress: &pr}) {

@@ -21,6 +21,12 @@ type Limits struct {
 	MaxSearchStates  int
 	MaxSearchRuns    int
 	MaxSearchSeconds float64
+	// MaxSearchWorkers bounds the workers (goroutines) a search may ask
+	// for. 0 means 1: the transport steps searches on its own goroutine
+	// (the wasm worker), and a request for more is refused naming
+	// workers. A transport that allows more passes a Stepper pipe to
+	// Serve, which runs the search's work on them.
+	MaxSearchWorkers int
 }
 
 // Config builds a Session.
