@@ -31,3 +31,39 @@ func BenchmarkStateNextStep(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkStateChurn is the page's step on the run the browser test
+// times (Vitess churn, 2,196 steps): the state request of the next step
+// (forwards: the session's cursor steps its own world) or of the previous
+// one (backwards: a replay from the nearest snapshot), encoded as the
+// reply the socket sends.
+func BenchmarkStateChurn(b *testing.B) {
+	for _, dir := range []struct {
+		name string
+		d    int
+	}{{"forwards", 1}, {"backwards", -1}} {
+		b.Run(dir.name, func(b *testing.B) {
+			s := newSession()
+			out, err := s.Call("1", "open", json.RawMessage(`{"spec":{"scenario":"vitess-messager","preset":"churn","variant":"buggy","seed":1}}`))
+			if err != nil {
+				b.Fatal(err)
+			}
+			sum := out.(scenario.Summary)
+			step := sum.Steps / 2
+			b.ReportAllocs()
+			for b.Loop() {
+				step += dir.d
+				if step < 0 || step >= sum.Steps {
+					step = sum.Steps / 2
+				}
+				v, err := s.Call("2", "state", json.RawMessage(fmt.Sprintf(`{"run":%q,"step":%d}`, sum.ID, step)))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := json.Marshal(session.Reply(json.RawMessage("2"), v, nil)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
