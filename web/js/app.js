@@ -572,7 +572,10 @@ function renderMarks() {
 async function seek(step, opts = {}) {
   if (!S.run || S.total === 0) return;
   step = Math.min(Math.max(0, step | 0), S.total - 1);
-  if (step !== S.step) direction = step > S.step ? 1 : -1;
+  if (step !== S.step) {
+    const d = step - S.step;
+    stride = Math.abs(d) <= 10 ? d : Math.sign(d); // a key's move (Shift: 10), else one step on
+  }
   S.step = step;
   if (S.win && (step < S.win.from || step >= S.win.to)) relayout(step);
   cursorCenter = cursorCenter || !!opts.center;
@@ -643,7 +646,8 @@ function stateLoop() {
   return stateRunning;
 }
 
-// States are fetched one step ahead in the direction the person moves:
+// States are fetched ahead in the direction the person moves, by the
+// stride of the last move (a key's 1 or 10, forwards or back):
 // the next step's state is usually at hand when its key is pressed, and
 // the step then shows cursor and state in the frame after the key press
 // (an answer from the socket or the worker comes a frame later, since
@@ -653,7 +657,7 @@ const STATE_CACHE = 16;
 const states = new Map(); // stateKey -> state
 const fetching = new Map(); // stateKey -> promise of the state
 let shownKey = ""; // the stateKey of the state the panels show
-let direction = 1; // of the last step: +1 forwards, -1 backwards
+let stride = 1; // of the last move: +1 forwards, -10 back with Shift, ...
 
 const stateKey = (id, step) => id + "@" + step;
 
@@ -692,7 +696,7 @@ const PREFETCH = 3;
 function prefetch(id, step, n) {
   if (S.playing) return;
   for (let k = 1; k <= n; k++) {
-    const next = step + k * direction;
+    const next = step + k * stride;
     if (next < 0 || next >= S.total) return;
     fetchState(id, next).catch(() => {});
   }
