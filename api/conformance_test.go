@@ -67,6 +67,7 @@ func TestResponsesConformToOpenAPI(t *testing.T) {
 		{"GET", "/problems/invalid", "", "", 200},
 		{"GET", "/problems/no-such-type", "", "", 404},
 		{"GET", "/api/v1/scenarios", "", "", 200},
+		{"GET", "/api/v1/formats", "", "", 200},
 		{"POST", "/api/v1/runs", `{"scenario":"dining-philosophers","seed":3}`, "application/json", 201},
 		{"POST", "/api/v1/runs", `{"scenario":`, "application/json", 400},
 		{"POST", "/api/v1/runs", `{"scenario":"dining-philosophers","preset":"x","maxSteps":-1}`, "application/json", 422},

@@ -35,6 +35,7 @@ func (s *Server) routes() http.Handler {
 	r.Route("/api/v1", func(r chi.Router) {
 		r.Use(noStore)
 		r.Get("/scenarios", s.listScenarios)
+		r.Get("/formats", listFormats)
 		r.Post("/runs", s.createRun)
 		r.Route("/runs/{id}", func(r chi.Router) {
 			r.Get("/", s.getRun)

@@ -268,3 +268,10 @@ func (s *Server) getForks(w http.ResponseWriter, r *http.Request) {
 		return tree, err
 	})
 }
+
+// listFormats serves the export formats: core/session's one list, the
+// page's export buttons and the values GET /runs/{id}/export?format=
+// takes.
+func listFormats(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, session.Formats())
+}

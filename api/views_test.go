@@ -209,3 +209,25 @@ func TestForkTreeOverREST(t *testing.T) {
 		assert.Contains(t, p.Detail, "run", c.id)
 	}
 }
+
+// TestFormatsList: GET /formats is core/session's list, and every format
+// it names exports a run; a method it does not serve is refused naming
+// the method.
+func TestFormatsList(t *testing.T) {
+	ts := newTestServer(t)
+	res := ts.get(t, "/api/v1/formats")
+	require.Equal(t, http.StatusOK, res.Status, "%s", res.Body)
+	var got []session.Format
+	res.json(t, &got)
+	require.Equal(t, session.Formats(), got)
+	run := ts.createRun(t, philoSpec)
+	for _, f := range got {
+		res := ts.get(t, "/api/v1/runs/"+run.ID+"/export?format="+f.ID)
+		require.Equal(t, http.StatusOK, res.Status, "%s: %s", f.ID, res.Body)
+		assert.Equal(t, f.Media, res.Header.Get("Content-Type"), f.ID)
+		assert.Contains(t, res.Header.Get("Content-Disposition"), f.Suffix, f.ID)
+	}
+	res = ts.post(t, "/api/v1/formats", `{}`)
+	require.Equal(t, http.StatusMethodNotAllowed, res.Status, "%s", res.Body)
+	assert.Equal(t, "method", res.problem(t).Field)
+}
