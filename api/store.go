@@ -250,7 +250,24 @@ func (s *Store) ForkTree(run scenario.RunSpec, violations int) (session.ForkNode
 	err := s.db.View(func(tx *bolt.Tx) error {
 		runs, forks, kids := tx.Bucket(bucketRuns), tx.Bucket(bucketForks), tx.Bucket(bucketForkKids)
 		var readErr error
+		// Each run is read once; the children read in all are bounded
+		// (a tree within MaxForkNodes reads each run once as a child).
+		type known struct {
+			info session.ForkInfo
+			ok   bool
+		}
+		seen := map[string]known{}
+		kidsLeft := 2*session.MaxForkNodes + 2
+		var read func(string) (session.ForkInfo, bool)
 		know := func(n string) (session.ForkInfo, bool) {
+			if k, ok := seen[n]; ok {
+				return k.info, k.ok
+			}
+			info, ok := read(n)
+			seen[n] = known{info, ok}
+			return info, ok
+		}
+		read = func(n string) (session.ForkInfo, bool) {
 			var info session.ForkInfo
 			var rec forkRecord
 			var b []byte
@@ -287,6 +304,11 @@ func (s *Store) ForkTree(run scenario.RunSpec, violations int) (session.ForkNode
 				for k, v := c.Seek([]byte(n)); k != nil && len(k) == len(n)+8 && string(k[:len(n)]) == n; k, v = c.Next() {
 					if len(info.Children) > session.MaxForkNodes {
 						break
+					}
+					if kidsLeft--; kidsLeft < 0 {
+						readErr = &session.Error{Code: session.CodeInvalid, Field: "run",
+							Message: fmt.Sprintf("the fork tree holding run %s has more than %d runs", id, session.MaxForkNodes)}
+						return info, false
 					}
 					info.Children = append(info.Children, string(v))
 				}
