@@ -129,8 +129,9 @@ func measureSteps(t *testing.T, eng, web string, n int) stepTimes {
 				ch.port2.postMessage(0);
 			});
 		}).observe(el, {childList: true, characterData: true, subtree: true});
-		R.wait = (k) => new Promise((resolve) => {
-			const f = () => (R.times.length >= k ? resolve() : (R.done = f));
+		R.wait = (k) => new Promise((resolve, reject) => {
+			const timer = setTimeout(() => reject(new Error("step " + k + " of the run was not shown within 10 s")), 10000);
+			const f = () => (R.times.length >= k ? (clearTimeout(timer), resolve()) : (R.done = f));
 			f();
 		});
 	})()`)
