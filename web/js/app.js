@@ -27,7 +27,7 @@ const S = {
 };
 
 // Test and measurement hooks (read by the end-to-end harness).
-const RT = (window.__rt = { ready: false, drawn: 0, firstDraw: 0, errors: [], S, stateHits: 0, stateMisses: 0 });
+const RT = (window.__rt = { ready: false, drawn: 0, firstDraw: 0, errors: [], S, stateHits: 0 });
 
 const PLAY_ICON = '<svg viewBox="0 0 16 16" width="14" height="14" aria-hidden="true"><path d="M4 2v12l10-6z" fill="currentColor"/></svg>';
 const PAUSE_ICON = '<svg viewBox="0 0 16 16" width="14" height="14" aria-hidden="true"><path d="M3 2h4v12H3zM9 2h4v12H9z" fill="currentColor"/></svg>';
@@ -588,7 +588,6 @@ async function seek(step, opts = {}) {
     showState(st); // fetched ahead: no round trip
     return;
   }
-  RT.stateMisses++;
   return stateLoop();
 }
 
