@@ -57,7 +57,7 @@ func ahead(r stepTimes) string {
 	if r.Ahead < 0 {
 		return "not counted by this page"
 	}
-	return fmt.Sprintf("%d of %d steps", r.Ahead, r.N)
+	return fmt.Sprintf("%d of %d steps", r.Ahead, r.Keys)
 }
 
 // figure is a median, p95 and maximum in milliseconds.
@@ -76,7 +76,8 @@ func (f figure) String() string {
 type stepTimes struct {
 	Painted, Work, Shown, Frame figure
 	InputDelay                  float64
-	N                           int
+	// N is the steps timed, of Keys pressed.
+	N, Keys int
 	// Ahead counts the steps whose state the page had fetched ahead
 	// (-1: a page that does not count them).
 	Ahead int
@@ -88,9 +89,10 @@ type stepTimes struct {
 // the end of the first frame painted after the inspector shows the new
 // step ("after step N", written with the state), found by a
 // MutationObserver, so the page's own code needs no probe and an older
-// page is measured the same way. Each step starts once the previous one
-// is painted.
-func measureSteps(t *testing.T, eng, web string, n int) stepTimes {
+// page is measured the same way. With every 0 each step starts once the
+// previous one is painted; otherwise a key is pressed every so often
+// (a held key), and a step the next key overtakes is not timed.
+func measureSteps(t *testing.T, eng, web string, n int, every time.Duration) stepTimes {
 	t.Helper()
 	base := staticServerOf(t, web).URL
 	if eng == "server" {
@@ -136,8 +138,18 @@ func measureSteps(t *testing.T, eng, web string, n int) stepTimes {
 		});
 	})()`)
 	for i := 1; i <= n; i++ {
+		t0 := time.Now()
 		p.do(chromedp.KeyEvent(kb.ArrowRight))
-		eval[any](p, fmt.Sprintf(`__perf.wait(%d)`, i))
+		if every == 0 {
+			eval[any](p, fmt.Sprintf(`__perf.wait(%d)`, i))
+		} else {
+			time.Sleep(every - time.Since(t0))
+		}
+	}
+	p.wait("the last step shown", fmt.Sprintf(`__rt.S.state && __rt.S.state.step === %d`, 100+n), 10*time.Second)
+	time.Sleep(100 * time.Millisecond) // its frame
+	if eval[int](p, `__perf.times.length`) == 0 {
+		t.Fatalf("%s engine: no step was timed", eng)
 	}
 	r := eval[stepTimes](p, `(() => {
 		const q = (a, f) => { a = [...a].sort((x, y) => x - y); return a[Math.min(a.length - 1, Math.ceil(f * a.length) - 1)]; };
@@ -147,6 +159,7 @@ func measureSteps(t *testing.T, eng, web string, n int) stepTimes {
 		const ahead = __rt.stateHits === undefined ? -1 : __rt.stateHits - __perf.hits0;
 		return {Painted: fig("total"), Work: fig("work"), Shown: fig("shown"), Frame: fig("frame"), InputDelay: q(__perf.delays, 0.5), N: t.length, Ahead: ahead};
 	})()`)
+	r.Keys = n
 	if got := eval[int](p, `__rt.S.step`); got != 100+n {
 		t.Fatalf("%s engine: the page is at step %d after %d steps from 100", eng, got, n)
 	}
@@ -195,7 +208,7 @@ func TestPerformance(t *testing.T) {
 		}
 		for _, eng := range []string{"server", "wasm"} {
 			for _, pg := range pages {
-				r := measureSteps(t, eng, pg.web, perfSteps)
+				r := measureSteps(t, eng, pg.web, perfSteps, 0)
 				t.Logf("%s engine, page of %s, %d steps (ArrowRight pressed -> the step's state in the inspector, painted):\n"+
 					"\tkey -> frame painted (60 Hz vsync wait included): %v\n"+
 					"\tkey -> painted without the vsync wait (target p95 <= 16 ms): %v\n"+
@@ -203,6 +216,18 @@ func TestPerformance(t *testing.T) {
 					"\tstates fetched ahead: %s; load average %s",
 					eng, pg.name, r.N, r.Painted, r.Work, r.Shown, r.Frame, r.InputDelay, ahead(r), loadAvg())
 			}
+		}
+	})
+
+	// A held arrow key: the keyboard repeats it about 30 times a second,
+	// whether or not the last step is painted yet.
+	t.Run("held-key", func(t *testing.T) {
+		for _, eng := range []string{"server", "wasm"} {
+			r := measureSteps(t, eng, filepath.Join(root, "web"), perfSteps, 33*time.Millisecond)
+			t.Logf("%s engine, ArrowRight held (a key every 33 ms, %d steps; %d timed, a step overtaken by the next key is not):\n"+
+				"\tkey -> frame painted: %v; without the vsync wait: %v\n"+
+				"\tstates fetched ahead: %s; load average %s",
+				eng, perfSteps, r.N, r.Painted, r.Work, ahead(r), loadAvg())
 		}
 	})
 
