@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"reflect"
 	"strings"
 	"sync/atomic"
@@ -85,6 +86,9 @@ func (c *testCluster) stop() {
 }
 
 func TestMain(m *testing.M) {
+	if url := os.Getenv(workerProcessEnv); url != "" {
+		os.Exit(workerProcess(url)) // a worker process of TestKilledWorkerProcesses
+	}
 	goleak.VerifyTestMain(m)
 }
 
@@ -159,7 +163,7 @@ func newKiller(t *testing.T, workers int, opts Options) *killer {
 	k := &killer{rng: rand.New(rand.NewPCG(14, 0)), holding: make(chan struct{}, 1)}
 	k.victim.Store("")
 	opts.AckWait = 500 * time.Millisecond
-	opts.onTask = func(w *Worker) {
+	opts.onTask = func(w *Worker, _ bool) {
 		if w.name == k.victim.Load() {
 			select {
 			case k.holding <- struct{}{}:

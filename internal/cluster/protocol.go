@@ -115,9 +115,11 @@ type Options struct {
 	// Parts is the number of fingerprint ranges a bfs is partitioned
 	// into (default 8).
 	Parts int
-	// onTask, if set, is called as a worker starts a task (tests use it
-	// to kill a worker that holds one).
-	onTask func(w *Worker)
+	// onTask, if set, is called as a worker starts a task, saying whether
+	// another worker had it before (tests use it to kill a worker that
+	// holds one); onStart, as a worker starts taking tasks.
+	onTask  func(w *Worker, redelivered bool)
+	onStart func(w *Worker)
 }
 
 func (o Options) withDefaults() Options {

@@ -70,6 +70,9 @@ func StartWorker(nc *nats.Conn, reg *scenario.Registry, name string, opts Option
 		return nil, fmt.Errorf("cluster: worker %s: %w", name, err)
 	}
 	go w.loop(ctx)
+	if opts.onStart != nil {
+		opts.onStart(w)
+	}
 	return w, nil
 }
 
@@ -135,11 +138,13 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		_ = msg.Ack()
 		return
 	}
+	redelivered := false
 	if md, err := msg.Metadata(); err == nil && md.NumDelivered > 1 {
 		w.redelivered.Add(1)
+		redelivered = true
 	}
 	if w.opts.onTask != nil {
-		w.opts.onTask(w)
+		w.opts.onTask(w, redelivered)
 	}
 	hb, stopHB := context.WithCancel(ctx)
 	var wg sync.WaitGroup
