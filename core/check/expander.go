@@ -21,8 +21,11 @@ import (
 // (the indices of the successors taken from the root, compared
 // lexicographically) and admitting each level's successors in that order
 // reproduces the local bfs: the same states, the same verdict and the
-// same first counterexample. The persistent-set reduction depends on the
-// visited set while expanding and is not offered.
+// same first counterexample. With exact storage a state carries its
+// canonical encoding (BFSState.Enc), which the owner's visited set keys
+// on, so the state count is the local exact bfs's. The persistent-set
+// reduction depends on the visited set while expanding and is not
+// offered.
 type Expander struct {
 	x    *Explorer
 	g    *graphEngine
@@ -38,6 +41,9 @@ type BFSState struct {
 	Path []int
 	// Sleep is the state's sleep set, encoded.
 	Sleep []byte
+	// Enc is the state's canonical encoding with exact storage (the key
+	// of the visited set then); empty with fingerprint storage.
+	Enc string
 }
 
 // Finding is a violation met while expanding a state.
@@ -55,14 +61,11 @@ type Expansion struct {
 	Found *Finding
 }
 
-// NewExpander validates cfg (a bfs with fingerprint storage) and returns
+// NewExpander validates cfg (a bfs, without persistent sets) and returns
 // its expander.
 func NewExpander(reg *scenario.Registry, cfg Config) (*Expander, error) {
 	if cfg.Strategy != BFS {
 		return nil, fieldErr("strategy", "a distributed search partitions bfs by state; strategy is %s", cfg.Strategy)
-	}
-	if cfg.Storage == StorageExact {
-		return nil, fieldErr("storage", "a distributed bfs stores fingerprints; exact storage is for one machine")
 	}
 	cfg.NoShrink = true
 	x, err := New(reg, cfg)
@@ -87,7 +90,8 @@ func (e *Expander) Config() Config { return e.x.cfg }
 
 // Root is the initial state.
 func (e *Expander) Root() BFSState {
-	return BFSState{Key: e.g.keyOf(e.root).fp}
+	k := e.g.keyOf(e.root)
+	return BFSState{Key: k.fp, Enc: k.enc}
 }
 
 // Expand rebuilds s and passes its successors to emit in the local
@@ -104,9 +108,9 @@ func (e *Expander) Expand(s BFSState, emit func(BFSState)) (Expansion, error) {
 	}
 	ex := expansion{e: e.g}
 	ex.emit = func(sc succ, sl []footprint) {
-		emit(BFSState{Key: sc.key.fp, Depth: sc.w.Steps(), Path: slices.Clone(sc.w.Schedule()), Sleep: encodeSleep(sl)})
+		emit(BFSState{Key: sc.key.fp, Depth: sc.w.Steps(), Path: slices.Clone(sc.w.Schedule()), Sleep: encodeSleep(sl), Enc: sc.key.enc})
 	}
-	ex.expand(&node{w: w, key: stateKey{fp: s.Key}, sleep: sleep})
+	ex.expand(&node{w: w, key: stateKey{fp: s.Key, enc: s.Enc}, sleep: sleep})
 	out := Expansion{Transitions: ex.transitions, Cut: ex.cut}
 	if ex.found != nil {
 		out.Found = &Finding{Counterexample: ex.found.spec, Violation: ex.found.violation}
@@ -173,11 +177,17 @@ func (e *Expander) Result(o Outcome) Result {
 }
 
 // settled gives r the outcome's fingerprint bound (the explorer that
-// built r stored nothing).
+// built r stored nothing; exact storage omits no state).
 func (e *Expander) settled(r Result, o Outcome) Result {
-	r.OmissionProbability = omissionOf(o.States)
+	if !e.g.exact {
+		r.OmissionProbability = omissionOf(o.States)
+	}
 	return r
 }
+
+// Exact reports whether states are stored exactly: a visited set keys on
+// BFSState.Enc, not on Key.
+func (e *Expander) Exact() bool { return e.g.exact }
 
 // rebuild replays s's path from the initial state.
 func (e *Expander) rebuild(s BFSState) (*sim.World, error) {

@@ -1,7 +1,9 @@
 package check_test
 
 import (
+	"fmt"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/racetrack-sim/racetrack/core/catalog"
@@ -26,12 +28,18 @@ func partitionedBFS(t *testing.T, reg *scenario.Registry, cfg check.Config, part
 		t.Fatal(err)
 	}
 	owner := func(k uint64) int { return int((k >> 32) * uint64(parts) >> 32) }
-	visited := make([]map[uint64]uint64, parts)
+	visited := make([]map[string]uint64, parts)
 	for i := range visited {
-		visited[i] = map[uint64]uint64{}
+		visited[i] = map[string]uint64{}
+	}
+	key := func(s check.BFSState) string { // exact storage keys on the encoding
+		if e.Exact() {
+			return s.Enc
+		}
+		return strconv.FormatUint(s.Key, 16)
 	}
 	root := e.Root()
-	visited[owner(root.Key)][root.Key] = 0
+	visited[owner(root.Key)][key(root)] = 0
 	level := []item{{s: root}}
 	o := check.Outcome{States: 1}
 	for depth := 0; ; depth++ {
@@ -57,7 +65,7 @@ func partitionedBFS(t *testing.T, reg *scenario.Registry, cfg check.Config, part
 		level = level[:0]
 		for _, it := range next {
 			v := visited[owner(it.s.Key)]
-			stored, seen := v[it.s.Key]
+			stored, seen := v[key(it.s)]
 			mask, s, keep, err := e.Admit(stored, seen, it.s)
 			if err != nil {
 				t.Fatal(err)
@@ -68,7 +76,7 @@ func partitionedBFS(t *testing.T, reg *scenario.Registry, cfg check.Config, part
 			if !seen {
 				o.States++
 			}
-			v[it.s.Key] = mask
+			v[key(it.s)] = mask
 			level = append(level, item{s: s, order: it.order})
 		}
 		if len(level) == 0 {
@@ -91,18 +99,29 @@ func TestExpanderPartitionedGivesTheLocalAnswer(t *testing.T) {
 		t.Fatalf("only %d bfs configurations", len(cfgs))
 	}
 	for _, cfg := range cfgs {
-		local := search(t, reg, cfg)
-		for _, parts := range []int{1, 3} {
-			got := partitionedBFS(t, reg, cfg, parts)
-			if got.Verdict != local.Verdict || got.Found != local.Found || got.Length != local.Length || got.Exhaustive != local.Exhaustive {
-				t.Fatalf("%s/%s/%s %+v, %d parts: %s length %d; local %s length %d", cfg.Scenario, cfg.Preset, cfg.Variant, cfg.Reductions, parts, got.Verdict, got.Length, local.Verdict, local.Length)
-			}
-			if got.States != local.States {
-				t.Fatalf("%s/%s/%s %+v, %d parts: %d states; local %d", cfg.Scenario, cfg.Preset, cfg.Variant, cfg.Reductions, parts, got.States, local.States)
-			}
-			if local.Found && !slices.Equal(got.Counterexample.Schedule, local.Counterexample.Schedule) {
-				t.Fatalf("%s/%s/%s %+v, %d parts: counterexample %v; local %v", cfg.Scenario, cfg.Preset, cfg.Variant, cfg.Reductions, parts, got.Counterexample.Schedule, local.Counterexample.Schedule)
-			}
+		for _, storage := range check.Storages {
+			cfg.Storage = storage
+			expanderMatchesLocal(t, reg, cfg)
+		}
+	}
+}
+
+// expanderMatchesLocal compares partitioned and local bfs answers: the
+// verdict, the states, the counterexample and the omission bound.
+func expanderMatchesLocal(t *testing.T, reg *scenario.Registry, cfg check.Config) {
+	t.Helper()
+	local := search(t, reg, cfg)
+	for _, parts := range []int{1, 3} {
+		name := fmt.Sprintf("%s/%s/%s %+v %s, %d parts", cfg.Scenario, cfg.Preset, cfg.Variant, cfg.Reductions, cfg.Storage, parts)
+		got := partitionedBFS(t, reg, cfg, parts)
+		if got.Verdict != local.Verdict || got.Found != local.Found || got.Length != local.Length || got.Exhaustive != local.Exhaustive {
+			t.Fatalf("%s: %s length %d; local %s length %d", name, got.Verdict, got.Length, local.Verdict, local.Length)
+		}
+		if got.States != local.States || got.OmissionProbability != local.OmissionProbability {
+			t.Fatalf("%s: %d states (omission %g); local %d (%g)", name, got.States, got.OmissionProbability, local.States, local.OmissionProbability)
+		}
+		if local.Found && !slices.Equal(got.Counterexample.Schedule, local.Counterexample.Schedule) {
+			t.Fatalf("%s: counterexample %v; local %v", name, got.Counterexample.Schedule, local.Counterexample.Schedule)
 		}
 	}
 }

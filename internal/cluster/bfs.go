@@ -54,7 +54,7 @@ func (s *bfsSearch) run(ctx context.Context) (check.Result, error) {
 	if err := publishBatch(ctx, c.js, c.opts.AckWait, frontSubject(s.id, 0, rootPart), &batch{b: appendItem(nil, item{s: root})}, &res); err != nil {
 		return s.fail(ctx, o, err)
 	}
-	if err := publishBatch(ctx, c.js, c.opts.AckWait, seenSubject(s.id, 0, rootPart), &batch{b: appendSeen(nil, root.Key, 0)}, &res); err != nil {
+	if err := publishBatch(ctx, c.js, c.opts.AckWait, seenSubject(s.id, 0, rootPart), &batch{b: appendSeen(nil, root.Key, 0, root.Enc)}, &res); err != nil {
 		return s.fail(ctx, o, err)
 	}
 	s.bytes += res.Bytes

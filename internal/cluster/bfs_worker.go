@@ -42,7 +42,7 @@ type partKey struct {
 // partSeen is a cached visited set: through level.
 type partSeen struct {
 	level int
-	set   map[uint64]uint64
+	set   *visitedSet
 }
 
 func (w *Worker) dropCache(search string) {
@@ -109,7 +109,7 @@ func (w *Worker) mergePart(ctx context.Context, t task) (rangeResult, bool) {
 		res.Error = err.Error()
 		return res, true
 	}
-	seen, err := w.visited(ctx, t)
+	seen, err := w.visited(ctx, t, e.Exact())
 	if err != nil {
 		return res, false
 	}
@@ -118,15 +118,17 @@ func (w *Worker) mergePart(ctx context.Context, t task) (rangeResult, bool) {
 		return res, false
 	}
 	slices.SortStableFunc(cands, compareItems)
-	next := make(map[uint64]uint64)
+	next := newVisitedSet(e.Exact())
 	var front, inc batch
 	pubFront := func() error {
 		return w.publishBatch(ctx, frontSubject(t.Search, t.Level, t.Part), &front, &res)
 	}
 	for _, it := range cands {
-		stored, ok := next[it.s.Key]
+		stored, ok := next.get(it.s.Key, it.s.Enc)
+		isNew := !ok
 		if !ok {
-			stored, ok = seen.set[it.s.Key]
+			stored, ok = seen.set.get(it.s.Key, it.s.Enc)
+			isNew = !ok
 		}
 		mask, s, keep, err := e.Admit(stored, ok, it.s)
 		if err != nil {
@@ -136,12 +138,10 @@ func (w *Worker) mergePart(ctx context.Context, t task) (rangeResult, bool) {
 		if !keep {
 			continue
 		}
-		if _, had := seen.set[it.s.Key]; !had {
-			if _, had := next[it.s.Key]; !had {
-				res.New++
-			}
+		if isNew {
+			res.New++
 		}
-		next[it.s.Key] = mask
+		next.put(it.s.Key, it.s.Enc, mask)
 		res.Kept++
 		front.b = appendItem(front.b, item{s: s, order: it.order})
 		if len(front.b) >= maxBatch {
@@ -153,13 +153,8 @@ func (w *Worker) mergePart(ctx context.Context, t task) (rangeResult, bool) {
 	if err := pubFront(); err != nil {
 		return res, false
 	}
-	keys := make([]uint64, 0, len(next))
-	for k := range next {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		inc.b = appendSeen(inc.b, k, next[k])
+	for _, en := range next.entries() {
+		inc.b = appendSeen(inc.b, en.key, en.mask, en.enc)
 		if len(inc.b) >= maxBatch {
 			if err := w.publishBatch(ctx, seenSubject(t.Search, t.Level, t.Part), &inc, &res); err != nil {
 				return res, false
@@ -169,9 +164,7 @@ func (w *Worker) mergePart(ctx context.Context, t task) (rangeResult, bool) {
 	if err := w.publishBatch(ctx, seenSubject(t.Search, t.Level, t.Part), &inc, &res); err != nil {
 		return res, false
 	}
-	for k, m := range next {
-		seen.set[k] = m
-	}
+	seen.set.addAll(next)
 	seen.level = t.Level
 	w.seenMu.Lock()
 	w.seen[partKey{t.Search, t.Part}] = seen
@@ -181,7 +174,7 @@ func (w *Worker) mergePart(ctx context.Context, t task) (rangeResult, bool) {
 
 // visited is partition Part's visited set through level Level-1: the
 // cached one, or rebuilt from its per-level increments in JetStream.
-func (w *Worker) visited(ctx context.Context, t task) (*partSeen, error) {
+func (w *Worker) visited(ctx context.Context, t task, exact bool) (*partSeen, error) {
 	key := partKey{t.Search, t.Part}
 	w.seenMu.Lock()
 	c, ok := w.seen[key]
@@ -190,7 +183,7 @@ func (w *Worker) visited(ctx context.Context, t task) (*partSeen, error) {
 	if ok && c.level == t.Level-1 {
 		return c, nil
 	}
-	c = &partSeen{level: t.Level - 1, set: map[uint64]uint64{}}
+	c = &partSeen{level: t.Level - 1, set: newVisitedSet(exact)}
 	prefix := fmt.Sprintf("%s%s.seen.", bfsSubject, t.Search)
 	err := w.readAll(ctx, fmt.Sprintf("%s*.%d", prefix, t.Part), func(m jetstream.Msg) error {
 		lv, err := strconv.Atoi(strings.SplitN(m.Subject()[len(prefix):], ".", 2)[0])

@@ -286,12 +286,12 @@ func TestSwarmFailsWhenTheClusterVanishes(t *testing.T) {
 // counterexample and its length.
 func sameBFSAnswer(t *testing.T, cfg check.Config, local, dist check.Result) {
 	t.Helper()
-	name := fmt.Sprintf("%s/%s/%s %+v", cfg.Scenario, cfg.Preset, cfg.Variant, cfg.Reductions)
+	name := fmt.Sprintf("%s/%s/%s %+v %s", cfg.Scenario, cfg.Preset, cfg.Variant, cfg.Reductions, cfg.Storage)
 	if dist.Verdict != local.Verdict || dist.Found != local.Found || dist.Exhaustive != local.Exhaustive || dist.Length != local.Length || dist.Error != "" {
 		t.Fatalf("%s: cluster %q length %d (error %q); local %q length %d", name, dist.Verdict, dist.Length, dist.Error, local.Verdict, local.Length)
 	}
-	if dist.States != local.States {
-		t.Fatalf("%s: cluster %d states; local %d", name, dist.States, local.States)
+	if dist.States != local.States || dist.OmissionProbability != local.OmissionProbability {
+		t.Fatalf("%s: cluster %d states (omission %g); local %d (%g)", name, dist.States, dist.OmissionProbability, local.States, local.OmissionProbability)
 	}
 	if local.Found && !reflect.DeepEqual(dist.Counterexample, local.Counterexample) {
 		t.Fatalf("%s: cluster counterexample %+v; local %+v", name, dist.Counterexample, local.Counterexample)
@@ -309,6 +309,25 @@ func TestBFSGivesTheLocalAnswer(t *testing.T) {
 			t.Fatalf("%s/%s/%s: %v", cfg.Scenario, cfg.Preset, cfg.Variant, err)
 		}
 		sameBFSAnswer(t, cfg, local, dist)
+	}
+}
+
+// With exact storage (each owner keeps the canonical encodings of its
+// states) a distributed bfs stores exactly the states the local exact
+// bfs stores, and omits none.
+func TestBFSExactGivesTheLocalAnswer(t *testing.T) {
+	c := startCluster(t, 3)
+	for _, cfg := range checktest.BFSConfigs(c.reg) {
+		cfg.Storage = check.StorageExact
+		local := localSearch(t, c.reg, cfg)
+		dist, err := c.coord.Search(context.Background(), cfg, nil)
+		if err != nil {
+			t.Fatalf("%s/%s/%s: %v", cfg.Scenario, cfg.Preset, cfg.Variant, err)
+		}
+		sameBFSAnswer(t, cfg, local, dist)
+		if dist.Storage != check.StorageExact || dist.OmissionProbability != 0 {
+			t.Fatalf("%s/%s/%s: storage %q, omission %g", cfg.Scenario, cfg.Preset, cfg.Variant, dist.Storage, dist.OmissionProbability)
+		}
 	}
 }
 
@@ -330,6 +349,24 @@ func TestBFSSurvivesAKilledWorker(t *testing.T) {
 		t.Fatal("no task was redelivered: no kill hit a worker holding a task")
 	}
 	t.Logf("%d tasks redelivered after a kill", k.redelivered())
+}
+
+// A distributed dfs, or bfs with persistent sets, is refused with an
+// error naming the field.
+func TestRefusalsNameTheField(t *testing.T) {
+	c := startCluster(t, 0)
+	base := check.Config{Scenario: "dining-philosophers", Preset: "lock-level", Variant: "buggy", Params: map[string]any{"philosophers": 3}}
+	dfs := base
+	dfs.Strategy = check.DFS
+	por := base
+	por.Strategy, por.Reductions = check.BFS, check.Reductions{POR: true, Sleep: true}
+	for field, cfg := range map[string]check.Config{"strategy": dfs, "reductions.por": por} {
+		_, err := c.coord.Search(context.Background(), cfg, nil)
+		var fe *scenario.FieldError
+		if !errors.As(err, &fe) || fe.Field != field {
+			t.Errorf("%s search: error %v, want one naming %s", cfg.Strategy, err, field)
+		}
+	}
 }
 
 // A second process's workers join an embedded server that listens on a

@@ -1,9 +1,11 @@
 package cluster
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"slices"
+	"strings"
 
 	"github.com/racetrack-sim/racetrack/core/check"
 )
@@ -34,14 +36,17 @@ func appendInts(b []byte, v []int) []byte {
 	return b
 }
 
-// appendItem encodes one state: fingerprint, depth, path, sleep set, order.
+// appendItem encodes one state: fingerprint, depth, path, sleep set,
+// order, and its canonical encoding (empty but with exact storage).
 func appendItem(b []byte, it item) []byte {
 	b = binary.LittleEndian.AppendUint64(b, it.s.Key)
 	b = binary.AppendUvarint(b, uint64(it.s.Depth))
 	b = appendInts(b, it.s.Path)
 	b = binary.AppendUvarint(b, uint64(len(it.s.Sleep)))
 	b = append(b, it.s.Sleep...)
-	return appendInts(b, it.order)
+	b = appendInts(b, it.order)
+	b = binary.AppendUvarint(b, uint64(len(it.s.Enc)))
+	return append(b, it.s.Enc...)
 }
 
 type reader struct {
@@ -75,6 +80,18 @@ func (r *reader) ints() []int {
 	return out
 }
 
+// str reads a length and that many bytes (bounded by the message).
+func (r *reader) str() string {
+	n := r.uvarint(maxPath)
+	if r.err != nil || n > uint64(len(r.b)) {
+		r.err = errCodec
+		return ""
+	}
+	s := string(r.b[:n])
+	r.b = r.b[n:]
+	return s
+}
+
 // decodeItems decodes a batch of states.
 func decodeItems(b []byte, out []item) ([]item, error) {
 	r := &reader{b: b}
@@ -95,29 +112,107 @@ func decodeItems(b []byte, out []item) ([]item, error) {
 			it.s.Sleep, r.b = slices.Clone(r.b[:n]), r.b[n:]
 		}
 		it.order = r.ints()
+		it.s.Enc = r.str()
 		out = append(out, it)
 	}
 	return out, r.err
 }
 
-// appendSeen encodes one entry of a visited set: fingerprint and mask.
-func appendSeen(b []byte, key, mask uint64) []byte {
+// appendSeen encodes one entry of a visited set: fingerprint, mask and
+// canonical encoding (empty but with exact storage).
+func appendSeen(b []byte, key, mask uint64, enc string) []byte {
 	b = binary.LittleEndian.AppendUint64(b, key)
-	return binary.AppendUvarint(b, mask)
+	b = binary.AppendUvarint(b, mask)
+	b = binary.AppendUvarint(b, uint64(len(enc)))
+	return append(b, enc...)
 }
 
-func decodeSeen(b []byte, into map[uint64]uint64) error {
-	for len(b) > 0 {
-		if len(b) < 8 {
+func decodeSeen(b []byte, into *visitedSet) error {
+	r := &reader{b: b}
+	for len(r.b) > 0 && r.err == nil {
+		if len(r.b) < 8 {
 			return errCodec
 		}
-		k := binary.LittleEndian.Uint64(b)
-		m, n := binary.Uvarint(b[8:])
-		if n <= 0 {
-			return errCodec
+		k := binary.LittleEndian.Uint64(r.b)
+		r.b = r.b[8:]
+		m := r.uvarint(^uint64(0))
+		enc := r.str()
+		if r.err == nil {
+			into.put(k, enc, m)
 		}
-		into[k] = m
-		b = b[8+n:]
 	}
-	return nil
+	return r.err
+}
+
+// visitedSet is a partition's visited states and the sleep masks they
+// were stored with: by fingerprint, or with exact storage by canonical
+// encoding.
+type visitedSet struct {
+	fps  map[uint64]uint64
+	encs map[string]uint64
+}
+
+func newVisitedSet(exact bool) *visitedSet {
+	if exact {
+		return &visitedSet{encs: map[string]uint64{}}
+	}
+	return &visitedSet{fps: map[uint64]uint64{}}
+}
+
+func (v *visitedSet) get(key uint64, enc string) (uint64, bool) {
+	var m uint64
+	var ok bool
+	if v.encs != nil {
+		m, ok = v.encs[enc]
+	} else {
+		m, ok = v.fps[key]
+	}
+	return m, ok
+}
+
+func (v *visitedSet) put(key uint64, enc string, mask uint64) {
+	if v.encs != nil {
+		v.encs[enc] = mask
+	} else {
+		v.fps[key] = mask
+	}
+}
+
+func (v *visitedSet) len() int { return len(v.fps) + len(v.encs) }
+
+// seenEntry is an entry of a visited set.
+type seenEntry struct {
+	key  uint64
+	enc  string
+	mask uint64
+}
+
+// entries lists the set's entries in a fixed order (by fingerprint, or
+// by encoding, whose entries carry no fingerprint), so a repeated task
+// publishes the same bytes.
+func (v *visitedSet) entries() []seenEntry {
+	out := make([]seenEntry, 0, v.len())
+	for k, m := range v.fps {
+		out = append(out, seenEntry{key: k, mask: m})
+	}
+	for e, m := range v.encs {
+		out = append(out, seenEntry{enc: e, mask: m})
+	}
+	slices.SortFunc(out, func(a, b seenEntry) int {
+		if c := cmp.Compare(a.key, b.key); c != 0 {
+			return c
+		}
+		return strings.Compare(a.enc, b.enc)
+	})
+	return out
+}
+
+// addAll adds every entry of inc.
+func (v *visitedSet) addAll(inc *visitedSet) {
+	for k, m := range inc.fps {
+		v.fps[k] = m
+	}
+	for e, m := range inc.encs {
+		v.encs[e] = m
+	}
 }

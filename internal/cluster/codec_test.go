@@ -11,6 +11,7 @@ func TestItemsRoundTrip(t *testing.T) {
 	in := []item{
 		{s: check.BFSState{Key: 1<<63 + 5, Depth: 3, Path: []int{0, 2, 1}, Sleep: []byte{1, 0, 0}}, order: []int{0, 4, 1}},
 		{s: check.BFSState{Key: 0, Depth: 0, Path: []int{}, Sleep: []byte{}}, order: []int{}},
+		{s: check.BFSState{Key: 7, Depth: 1, Path: []int{3}, Sleep: []byte{}, Enc: "\x00\x05exact"}, order: []int{2}},
 	}
 	var b []byte
 	for _, it := range in {
@@ -41,8 +42,30 @@ func FuzzDecodeItems(f *testing.F) {
 		if _, err := decodeItems(again, nil); err != nil {
 			t.Fatalf("re-encoded batch does not decode: %v", err)
 		}
-		_ = decodeSeen(b, map[uint64]uint64{})
+		_ = decodeSeen(b, newVisitedSet(false))
+		_ = decodeSeen(b, newVisitedSet(true))
 	})
+}
+
+// Visited-set increments round-trip, by fingerprint and by encoding.
+func TestSeenRoundTrip(t *testing.T) {
+	for _, exact := range []bool{false, true} {
+		in := newVisitedSet(exact)
+		in.put(5, "b", 3)
+		in.put(2, "a", 0)
+		in.put(9, "c", 1<<63)
+		var b []byte
+		for _, e := range in.entries() {
+			b = appendSeen(b, e.key, e.mask, e.enc)
+		}
+		out := newVisitedSet(exact)
+		if err := decodeSeen(b, out); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(in, out) {
+			t.Fatalf("exact %v: round trip %+v, want %+v", exact, out, in)
+		}
+	}
 }
 
 func TestTaskValidateBoundsParts(t *testing.T) {

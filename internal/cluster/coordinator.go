@@ -78,7 +78,7 @@ func (c *Coordinator) Search(ctx context.Context, cfg check.Config, progress fun
 		s := &bfsSearch{c: c, cfg: e.Config(), e: e, id: nuid.Next(), progress: progress, parts: c.opts.Parts}
 		return s.run(ctx)
 	default:
-		return check.Result{}, fmt.Errorf("%w: the cluster runs random, pct and bfs searches; strategy is %s", check.ErrUnsupported, cfg.Strategy)
+		return check.Result{}, &scenario.FieldError{Field: "strategy", Msg: fmt.Sprintf("a distributed search runs random, pct or bfs; %s does not run distributed (its reductions follow one path at a time)", cfg.Strategy)}
 	}
 }
 

@@ -32,8 +32,11 @@
 // expanded, also when it stops at a violation) and its counterexample
 // (the first violation in level order, so a shortest one), shrunk on the
 // coordinator as locally. Transitions count the steps the workers
-// executed, which may differ from the local count. States are stored as
-// fingerprints (exact storage is for one machine). Every task's input and output is
+// executed, which may differ from the local count. With storage exact
+// each state travels with its canonical encoding and each partition's
+// visited set keys on it, so the state count is the local exact bfs's
+// and no state is omitted (the owner is still chosen by fingerprint,
+// which equal encodings share). Every task's input and output is
 // kept in JetStream (the frontier of each partition, the successors sent
 // to it, and its visited-set increment per level, the checkpoint) under
 // message ids a repeated attempt repeats: a worker killed mid-task costs
@@ -41,5 +44,5 @@
 // keeps the visited set of the partition it merged last and reloads it
 // from the increments otherwise. Persistent sets (reductions.por) are
 // not available distributed: they consult the visited set while
-// expanding.
+// expanding; neither is dfs (an error names the strategy field).
 package cluster
