@@ -43,7 +43,7 @@ import (
 )
 
 // Usage is the one-line synopsis of the server's flags.
-const Usage = "[-addr HOST:PORT] [-data FILE] [-allow-origin PATTERNS] [-allowed-hosts NAMES] [-memory-budget SIZE] [-max-run-steps N] [-static DIR] [-wasm DIR] [-nats URL | -nats-listen HOST:PORT] [-nats-workers N] [-nats-replicas R]"
+const Usage = "[-addr HOST:PORT] [-data FILE] [-allow-origin PATTERNS] [-allowed-hosts NAMES] [-memory-budget SIZE] [-max-run-steps N] [-static DIR] [-wasm DIR] [-nats URL | -nats-listen HOST:PORT] [-nats-workers N] [-nats-replicas R] [-nats-lost-after DURATION]"
 
 // Config is what a server binary fixes at build time; the command line
 // sets the rest.
@@ -100,6 +100,7 @@ func Run(ctx context.Context, cfg Config, name string, args []string, logOut io.
 	natsListen := fs.String("nats-listen", "", "let workers on other machines join the embedded NATS server at HOST:PORT (default: in-process only)")
 	natsWorkers := fs.Int("nats-workers", 0, "search workers this server runs for the cluster (0: one per CPU; -1: none)")
 	natsReplicas := fs.Int("nats-replicas", 1, "replicas of the JetStream streams the server creates (3 on a NATS cluster of three)")
+	natsLostAfter := fs.Duration("nats-lost-after", 30*time.Second, "how long a distributed search waits for an unreachable NATS cluster before it fails with the reason")
 	fs.Usage = func() {
 		out := fs.Output()
 		_, _ = io.WriteString(out, "usage: "+name+" "+Usage+"\n\nServes the v1 API, its session WebSocket and search streams, and the page.\n\n")
@@ -149,8 +150,11 @@ func Run(ctx context.Context, cfg Config, name string, args []string, logOut io.
 	if *natsReplicas < 1 || *natsReplicas > 5 {
 		return &UsageError{Msg: "-nats-replicas must be between 1 and 5"}
 	}
+	if *natsLostAfter < time.Second || *natsLostAfter > 24*time.Hour {
+		return &UsageError{Msg: "-nats-lost-after must be between 1s and 24h"}
+	}
 	node, err := cluster.StartNode(cfg.Registry, cluster.NodeOptions{URL: *natsURL, Dir: *data + ".jetstream", Listen: *natsListen, Workers: *natsWorkers,
-		Options: cluster.Options{Replicas: *natsReplicas}})
+		Options: cluster.Options{Replicas: *natsReplicas, LostAfter: *natsLostAfter}})
 	if err != nil {
 		return err
 	}

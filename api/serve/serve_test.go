@@ -120,7 +120,9 @@ func TestGracefulShutdownAndRestart(t *testing.T) {
 }
 
 func TestBadCommandLine(t *testing.T) {
-	for _, args := range [][]string{{"-nope"}, {"stray"}, {"-addr", "127.0.0.1:0", "extra"}} {
+	db := filepath.Join(t.TempDir(), "x.db")
+	for _, args := range [][]string{{"-nope"}, {"stray"}, {"-addr", "127.0.0.1:0", "extra"},
+		{"-data", db, "-nats-lost-after", "100ms"}, {"-data", db, "-nats-replicas", "9"}} {
 		err := Run(context.Background(), builtin(), "server", args, io.Discard, nil)
 		var ue *UsageError
 		assert.ErrorAs(t, err, &ue, "%q", args)

@@ -50,14 +50,18 @@ func (s *bfsSearch) run(ctx context.Context) (check.Result, error) {
 	o := check.Outcome{States: 1}
 	root := s.e.Root()
 	rootPart := owner(root.Key, s.parts)
-	var res rangeResult
-	if err := publishBatch(ctx, c.js, c.opts.AckWait, frontSubject(s.id, 0, rootPart), &batch{b: appendItem(nil, item{s: root})}, &res); err != nil {
-		return s.fail(ctx, o, err)
+	for _, m := range []struct {
+		subject string
+		data    []byte
+	}{
+		{frontSubject(s.id, 0, rootPart), appendItem(nil, item{s: root})},
+		{seenSubject(s.id, 0, rootPart), appendSeen(nil, root.Key, 0, root.Enc)},
+	} {
+		if _, err := c.publish(ctx, m.subject, m.data, m.subject+"#0"); err != nil {
+			return s.fail(ctx, o, err)
+		}
+		s.bytes += len(m.data)
 	}
-	if err := publishBatch(ctx, c.js, c.opts.AckWait, seenSubject(s.id, 0, rootPart), &batch{b: appendSeen(nil, root.Key, 0, root.Enc)}, &res); err != nil {
-		return s.fail(ctx, o, err)
-	}
-	s.bytes += res.Bytes
 	frontier := 1
 	for level := 0; ; level++ {
 		o.Depth = level
@@ -137,9 +141,9 @@ func (s *bfsSearch) phase(ctx context.Context, kind string, level int) ([]rangeR
 	for p := 0; p < s.parts; p++ {
 		data, _ := json.Marshal(task{Kind: kind, Search: s.id, Level: level, Part: p, Parts: s.parts, Config: s.cfg})
 		msgID := fmt.Sprintf("%s.%s.%d.%d", s.id, kind, level, p)
-		ack, err := c.js.Publish(ctx, workSubject+s.id, data, jetstream.WithMsgID(msgID))
+		ack, err := c.publish(ctx, workSubject+s.id, data, msgID)
 		if err != nil {
-			return nil, s.lost(ctx, err)
+			return nil, err
 		}
 		s.seqs[ack.Sequence] = msgID
 	}
@@ -181,13 +185,6 @@ func (s *bfsSearch) phase(ctx context.Context, kind string, level int) ([]rangeR
 		}
 	}
 	return got, nil
-}
-
-func (s *bfsSearch) lost(ctx context.Context, err error) error {
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	return fmt.Errorf("%w: %v", ErrLost, err)
 }
 
 // subscribe starts taking the search's results and the max-delivery

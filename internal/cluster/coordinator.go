@@ -82,6 +82,40 @@ func (c *Coordinator) Search(ctx context.Context, cfg check.Config, progress fun
 	}
 }
 
+// publish puts a message with id on a stream, retrying for up to
+// LostAfter while the cluster does not answer (a restarting server, a
+// cluster electing a leader): a retry of a message JetStream stored
+// already is dropped as a duplicate of id, and acknowledged with the
+// first one's sequence.
+func (c *Coordinator) publish(ctx context.Context, subject string, data []byte, id string) (*jetstream.PubAck, error) {
+	var since time.Time
+	for {
+		pctx, stop := context.WithTimeout(ctx, publishWait)
+		ack, err := c.js.Publish(pctx, subject, data, jetstream.WithMsgID(id))
+		stop()
+		if err == nil {
+			return ack, nil
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if since.IsZero() {
+			since = time.Now()
+		}
+		if c.nc.IsClosed() || time.Since(since) >= c.opts.LostAfter {
+			return nil, fmt.Errorf("%w: publishing to %s for %v: %v", ErrLost, subject, time.Since(since).Round(time.Millisecond), err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+// publishWait bounds one attempt at publishing.
+const publishWait = 5 * time.Second
+
 // swarm is one distributed random or pct search.
 type swarm struct {
 	c        *Coordinator
@@ -210,8 +244,12 @@ func (s *swarm) queue(ctx context.Context) error {
 		select {
 		case ack := <-f.Ok():
 			s.seqs[ack.Sequence] = i
-		case err := <-f.Err():
-			return err
+		case <-f.Err(): // again, alone and patiently (the id drops a copy)
+			ack, err := s.c.publish(ctx, workSubject+s.id, f.Msg().Data, s.id+"."+strconv.Itoa(i))
+			if err != nil {
+				return err
+			}
+			s.seqs[ack.Sequence] = i
 		case <-ctx.Done():
 			return ctx.Err()
 		}

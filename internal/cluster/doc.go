@@ -45,4 +45,17 @@
 // from the increments otherwise. Persistent sets (reductions.por) are
 // not available distributed: they consult the visited set while
 // expanding; neither is dfs (an error names the strategy field).
+//
+// # Lost connections
+//
+// Every connection retries a lost server for ever. A search waits for
+// it up to Options.LostAfter: its publications are retried (message ids
+// make a retry that was stored already a duplicate JetStream drops), its
+// result consumer is recreated, and a worker whose task was cut off
+// leaves it unacknowledged, redelivered once the server is back. So a
+// NATS server restarted on the same port and JetStream directory (file
+// storage: the streams, the queue and its unacknowledged tasks are on
+// disk) costs the tasks in flight, not the answer. A cluster unreachable
+// for LostAfter ends the search with ErrLost and a Result whose Error
+// says so; the server records the search as failed.
 package cluster
