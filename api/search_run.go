@@ -39,7 +39,7 @@ func (s *Server) planSearch(req session.SearchRequest) (*searchPlan, error) {
 	}
 	if req.Distributed {
 		if s.cfg.Cluster == nil {
-			return nil, invalid("distributed", "this server runs no NATS cluster")
+			return nil, invalid("distributed", "this server runs no NATS cluster: start it with `racetrack serve` (an embedded one) or -nats URL")
 		}
 		if req.Strategy == check.DFS {
 			return nil, invalid("distributed", "dfs does not run distributed; random, pct and bfs do")
@@ -71,6 +71,9 @@ func (p *searchPool) runDistributed(j *job) {
 	case err != nil && res.Error == "" && !errors.Is(err, context.DeadlineExceeded):
 		res.Error = err.Error()
 	}
+	j.mu.Lock()
+	j.outcome, j.timedOut = &res, errors.Is(err, context.DeadlineExceeded) && j.ctx.Err() == nil
+	j.mu.Unlock()
 	p.keep(j, res, start, state)
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/racetrack-sim/racetrack/core/check"
 	"github.com/racetrack-sim/racetrack/core/session"
 )
 
@@ -82,6 +83,10 @@ type job struct {
 	updated chan struct{} // closed and replaced on every change
 	plan    *searchPlan
 	claimed bool // a worker started it, or it was finished while queued
+	// outcome is a distributed search's result as the cluster gave it
+	// (set before the job is final), for a session socket's reply.
+	outcome  *check.Result
+	timedOut bool
 }
 
 // claim marks the job as taken by a worker; false if it was already
@@ -291,22 +296,34 @@ func (s *Server) createSearch(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
+	j, err := s.startSearch(req)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	st, _ := j.snapshot()
+	id := st.ID
+	w.Header().Set("Location", "/api/v1/searches/"+id)
+	writeJSON(w, http.StatusAccepted, map[string]string{"id": id})
+}
+
+// startSearch plans a search, reserves its memory, records it and queues
+// it as a job: a REST search, or a distributed one from a session
+// socket. A refusal (a Problem) leaves no record and holds no memory.
+func (s *Server) startSearch(req session.SearchRequest) (*job, error) {
 	plan, err := s.planSearch(req)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
 	}
-	queueFull := func() {
+	queueFull := func() error {
 		s.metrics.searches.WithLabelValues("rejected").Inc()
-		writeError(w, r, busy(5, "the search queue holds %d jobs, its limit; retry later", s.cfg.SearchQueue))
+		return busy(5, "the search queue holds %d jobs, its limit; retry later", s.cfg.SearchQueue)
 	}
-	// A refusal leaves no record and holds no memory. Memory is asked
-	// first: a search that can never fit is told so (422) even when the
-	// queue is full, rather than to retry.
+	// Memory is asked first: a search that can never fit is told so (422)
+	// even when the queue is full, rather than to retry.
 	mem, err := s.reserveSearch(&req, &plan)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
 	}
 	accepted := false
 	defer func() {
@@ -315,24 +332,30 @@ func (s *Server) createSearch(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 	if s.searches.full() {
-		queueFull()
-		return
+		return nil, queueFull()
 	}
 	st := SearchStatus{ID: newSearchID(), State: StateQueued, Request: req, Created: time.Now().UTC()}
 	if err := s.store.PutSearch(&st); err != nil {
-		writeError(w, r, fmt.Errorf("store search: %w", err))
-		return
+		return nil, fmt.Errorf("store search: %w", err)
 	}
-	if _, err := s.searches.submit(st, plan, mem); err != nil {
+	j, err := s.searches.submit(st, plan, mem)
+	if err != nil {
 		if err := s.store.DeleteSearch(st.ID); err != nil {
 			s.log.Error("delete refused search", "id", st.ID, "err", err)
 		}
-		queueFull()
-		return
+		return nil, queueFull()
 	}
 	accepted = true
-	w.Header().Set("Location", "/api/v1/searches/"+st.ID)
-	writeJSON(w, http.StatusAccepted, map[string]string{"id": st.ID})
+	return j, nil
+}
+
+// cancelJob stops a queued or running job (a queued one is finished as
+// cancelled here; a running one by its worker).
+func (p *searchPool) cancelJob(j *job) {
+	j.cancel(nil)
+	if j.claimQueued() {
+		p.finish(j, func(st *SearchStatus) { st.State = StateCancelled })
+	}
 }
 
 // searchStatus finds a search: live in this process, else in the store.
@@ -372,10 +395,7 @@ func (s *Server) cancelSearch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if j != nil && !st.final() {
-		j.cancel(nil)
-		if j.claimQueued() {
-			s.searches.finish(j, func(st *SearchStatus) { st.State = StateCancelled })
-		}
+		s.searches.cancelJob(j)
 		timeout := time.NewTimer(5 * time.Second)
 		defer timeout.Stop()
 	wait:

@@ -36,8 +36,9 @@ type SearchRequest struct {
 	// spread options (check.Config ValueSamples; 0: refuse such a value).
 	ValueSamples int `json:"valueSamples,omitempty"`
 	// Distributed runs a server's search job on its NATS cluster
-	// (internal/cluster) with the local answer; a session, which steps its
-	// searches itself, refuses it.
+	// (internal/cluster) with the local answer. A session, which steps its
+	// searches itself, refuses it; the server's session socket hands it
+	// to the server's job pool before the session sees it.
 	Distributed bool `json:"distributed,omitempty"`
 }
 
@@ -184,7 +185,7 @@ func (s *Session) StartSearch(id string, args json.RawMessage) (*Search, error) 
 		return nil, errorf(CodeBusy, "", "%d searches are running in this session, its limit; cancel one or wait", MaxSearches)
 	}
 	if req.Distributed {
-		return nil, errorf(CodeInvalid, "distributed", "a session steps its searches itself; a distributed search is a server job (POST /api/v1/searches)")
+		return nil, errorf(CodeInvalid, "distributed", "this engine steps its searches itself; a distributed search runs on a server with NATS (the server engine's session socket, or POST /api/v1/searches)")
 	}
 	q, err := s.Plan(req)
 	if err != nil {
