@@ -52,6 +52,7 @@ func TestSessionSocketDistributedSearch(t *testing.T) {
 	require.NoError(t, err)
 	defer node.Close()
 	ts := newTestServer(t, func(c *Config) { c.Cluster = node })
+	assert.Contains(t, string(ts.get(t, "/healthz").Body), `"distributed":true`, "the page learns it may offer distributed searches")
 	sc := dialSession(t, ts)
 
 	for _, body := range []string{

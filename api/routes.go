@@ -81,7 +81,8 @@ func noStore(next http.Handler) http.Handler {
 }
 
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "scenarios": len(s.reg.List())})
+	// distributed tells the page whether to offer distributed searches.
+	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "scenarios": len(s.reg.List()), "distributed": s.cfg.Cluster != nil})
 }
 
 // staticFiles serves the browser app from the first directory that holds

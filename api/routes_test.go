@@ -231,6 +231,7 @@ func TestHealthzMetricsAndHeaders(t *testing.T) {
 	res := ts.get(t, "/healthz")
 	require.Equal(t, http.StatusOK, res.Status)
 	assert.Contains(t, string(res.Body), `"ok"`)
+	assert.Contains(t, string(res.Body), `"distributed":false`, "no cluster: the page offers no distributed search")
 	assert.Contains(t, res.Header.Get("Content-Security-Policy"), "default-src 'self'")
 	assert.Equal(t, "nosniff", res.Header.Get("X-Content-Type-Options"))
 	assert.NotEmpty(t, res.Header.Get("X-Request-Id")+"x")

@@ -140,13 +140,24 @@ func apiServer(t *testing.T, watch ...func(path string)) *httptest.Server {
 
 // apiServerOf is apiServer with the page's files from web.
 func apiServerOf(t *testing.T, web string, watch ...func(path string)) *httptest.Server {
+	return apiServerFull(t, web, nil, watch...)
+}
+
+// apiServerWith is apiServer with a cluster for distributed searches
+// (nil: none).
+func apiServerWith(t *testing.T, cluster api.Cluster, watch ...func(path string)) *httptest.Server {
+	return apiServerFull(t, filepath.Join(root, "web"), cluster, watch...)
+}
+
+func apiServerFull(t *testing.T, web string, cluster api.Cluster, watch ...func(path string)) *httptest.Server {
 	store, err := api.OpenStore(filepath.Join(t.TempDir(), "runs.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	s, err := api.New(api.Config{Registry: catalog.New(), Store: store, Logger: logger, Static: []fs.FS{os.DirFS(web), os.DirFS(assets(t))}}) // web/engine.json says "auto"
+	s, err := api.New(api.Config{Registry: catalog.New(), Store: store, Logger: logger, Static: []fs.FS{os.DirFS(web), os.DirFS(assets(t))}, // web/engine.json says "auto"
+		Cluster: cluster})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import { encodeSpec, decodeSpec, readHash, writeHash } from "./share.js";
 const S = {
   engine: null,
   serverUp: false,
+  distributed: false, // the server runs a NATS cluster
   scenarios: [],
   scenario: null,
   run: null, // summary of the loaded run
@@ -85,7 +86,9 @@ async function boot() {
   const picked = await pickEngine(hs.engine);
   S.engine = picked.engine;
   S.serverUp = picked.serverUp;
+  S.distributed = picked.distributed;
   $("#engine").value = S.engine.name;
+  showDistributed();
   $("#engine").querySelector('option[value="server"]').disabled = !S.serverUp;
   try {
     const [scenarios, formats] = await Promise.all([S.engine.scenarios(), S.engine.formats()]);
@@ -1224,6 +1227,7 @@ async function startSearch(e) {
     strategy,
     budget: strategy === "bfs" || strategy === "dfs" ? { states: n } : { runs: n },
   };
+  if (!$("#distributedfield").hidden && !$("#distributed").disabled && $("#distributed").checked) req.distributed = true;
   const bar = $("#searchprogress .bar");
   $("#searchprogress").hidden = false;
   bar.style.width = "0";
@@ -1312,10 +1316,18 @@ async function exportRun(format) {
   }
 }
 
+// showDistributed offers distributed searches when the server engine
+// runs on a server with a NATS cluster, for the strategies it takes.
+function showDistributed() {
+  $("#distributedfield").hidden = !(S.distributed && S.engine.name === "server");
+  $("#distributed").disabled = $("#strategy").value === "dfs";
+}
+
 async function switchEngine(name) {
   if (name === S.engine.name) return;
   stop();
   S.engine = name === "server" ? new ServerEngine("") : new WasmEngine("");
+  showDistributed();
   if (S.run) {
     try {
       await runSpec(S.run.spec, { step: S.step });
@@ -1364,6 +1376,7 @@ function wire() {
   $("#searchcancel").addEventListener("click", () => S.search && S.search.cancel());
   $("#share").addEventListener("click", share);
   $("#engine").addEventListener("change", (e) => switchEngine(e.target.value));
+  $("#strategy").addEventListener("change", showDistributed);
   $("#helpbtn").addEventListener("click", openHelp);
   $("#helpclose").addEventListener("click", closeHelp);
   $("#help").addEventListener("click", (e) => { if (e.target.id === "help") closeHelp(); });

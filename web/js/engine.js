@@ -253,9 +253,11 @@ export class ServerEngine extends SessionEngine {
 /**
  * pickEngine chooses the engine: #engine=wasm in the URL, or a static
  * build, means wasm; otherwise the server when its API answers, else wasm.
+ * distributed says whether the server runs a NATS cluster (its healthz).
  */
 export async function pickEngine(wanted) {
   let serverUp = false;
+  let distributed = false; // the server runs a NATS cluster
   // A static build (make dist) says so in engine.json, so the page does
   // not probe for an API that is not there.
   let staticBuild = false;
@@ -269,11 +271,13 @@ export async function pickEngine(wanted) {
     try {
       // A cheap probe: the catalog itself comes over the session socket.
       const res = await fetch("healthz", { headers: { accept: "application/json" } });
-      serverUp = res.ok && (res.headers.get("content-type") || "").includes("json") && (await res.json()).status === "ok";
+      const body = res.ok && (res.headers.get("content-type") || "").includes("json") ? await res.json() : {};
+      serverUp = body.status === "ok";
+      distributed = serverUp && body.distributed === true;
     } catch (_) {
       serverUp = false;
     }
   }
-  if (serverUp) return { engine: new ServerEngine(""), serverUp };
-  return { engine: new WasmEngine(""), serverUp };
+  if (serverUp) return { engine: new ServerEngine(""), serverUp, distributed };
+  return { engine: new WasmEngine(""), serverUp, distributed };
 }
