@@ -57,10 +57,11 @@ func (s *bfsSearch) run(ctx context.Context) (check.Result, error) {
 		{frontSubject(s.id, 0, rootPart), appendItem(nil, item{s: root})},
 		{seenSubject(s.id, 0, rootPart), appendSeen(nil, root.Key, 0, root.Enc)},
 	} {
-		if _, err := c.publish(ctx, m.subject, m.data, m.subject+"#0"); err != nil {
+		data := pack(m.data)
+		if _, err := c.publish(ctx, m.subject, data, m.subject+"#0"); err != nil {
 			return s.fail(ctx, o, err)
 		}
-		s.bytes += len(m.data)
+		s.bytes += len(data)
 	}
 	frontier := 1
 	for level := 0; ; level++ {

@@ -143,7 +143,7 @@ func (w *Worker) mergePart(ctx context.Context, t task) (rangeResult, bool) {
 		}
 		next.put(it.s.Key, it.s.Enc, mask)
 		res.Kept++
-		front.b = appendItem(front.b, item{s: s, order: it.order})
+		front.add(item{s: s, order: it.order})
 		if len(front.b) >= maxBatch {
 			if err := pubFront(); err != nil {
 				return res, false
@@ -193,7 +193,11 @@ func (w *Worker) visited(ctx context.Context, t task, exact bool) (*partSeen, er
 		if lv >= t.Level {
 			return nil // left by an earlier attempt at this merge
 		}
-		return decodeSeen(m.Data(), c.set)
+		data, err := unpack(m.Data())
+		if err != nil {
+			return err
+		}
+		return decodeSeen(data, c.set)
 	})
 	return c, err
 }
@@ -201,27 +205,31 @@ func (w *Worker) visited(ctx context.Context, t task, exact bool) (*partSeen, er
 // batch is states or visited entries waiting to be published, and the
 // number of batches published to its subject so far (for message ids).
 type batch struct {
-	b []byte
-	n int
+	b    []byte
+	n    int
+	prev item // the last state added since the last publication
 }
 
-// publishBatch publishes b's bytes (if any) with an id that a repeated
-// attempt of the same task repeats, so JetStream keeps one copy.
+// add appends a state, encoded after the one before it in the batch.
+func (b *batch) add(it item) {
+	b.b = appendItemAfter(b.b, b.prev, it)
+	b.prev = it
+}
+
+// publishBatch publishes b's bytes (if any), packed, with an id that a
+// repeated attempt of the same task repeats, so JetStream keeps one copy.
 func (w *Worker) publishBatch(ctx context.Context, subject string, b *batch, res *rangeResult) error {
-	return publishBatch(ctx, w.js, w.opts.AckWait, subject, b, res)
-}
-
-func publishBatch(ctx context.Context, js jetstream.JetStream, wait time.Duration, subject string, b *batch, res *rangeResult) error {
 	if len(b.b) == 0 {
 		return nil
 	}
-	pctx, stop := context.WithTimeout(ctx, wait)
+	pctx, stop := context.WithTimeout(ctx, w.opts.AckWait)
 	defer stop()
-	if _, err := js.Publish(pctx, subject, b.b, jetstream.WithMsgID(subject+"#"+strconv.Itoa(b.n))); err != nil {
+	data := pack(b.b)
+	if _, err := w.js.Publish(pctx, subject, data, jetstream.WithMsgID(subject+"#"+strconv.Itoa(b.n))); err != nil {
 		return err
 	}
-	res.Bytes += len(b.b)
-	b.b, b.n = b.b[:0], b.n+1
+	res.Bytes += len(data)
+	b.b, b.n, b.prev = b.b[:0], b.n+1, item{}
 	return nil
 }
 
@@ -245,7 +253,7 @@ func (b *batcher) add(to int, it item) {
 		return
 	}
 	buf := &b.bufs[to]
-	buf.b = appendItem(buf.b, it)
+	buf.add(it)
 	if len(buf.b) >= maxBatch {
 		b.publish(to)
 	}
@@ -270,8 +278,11 @@ func (b *batcher) flush() error {
 func (w *Worker) readItems(ctx context.Context, filter string) ([]item, error) {
 	var out []item
 	err := w.readAll(ctx, filter, func(m jetstream.Msg) error {
-		var err error
-		out, err = decodeItems(m.Data(), out)
+		data, err := unpack(m.Data())
+		if err != nil {
+			return err
+		}
+		out, err = decodeItems(data, out)
 		return err
 	})
 	return out, err

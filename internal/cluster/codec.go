@@ -1,11 +1,15 @@
 package cluster
 
 import (
+	"bytes"
 	"cmp"
+	"compress/flate"
 	"encoding/binary"
 	"errors"
+	"io"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/racetrack-sim/racetrack/core/check"
 )
@@ -36,17 +40,40 @@ func appendInts(b []byte, v []int) []byte {
 	return b
 }
 
-// appendItem encodes one state: fingerprint, depth, path, sleep set,
-// order, and its canonical encoding (empty but with exact storage).
-func appendItem(b []byte, it item) []byte {
+// appendItem encodes one state alone (see appendItemAfter).
+func appendItem(b []byte, it item) []byte { return appendItemAfter(b, item{}, it) }
+
+// appendItemAfter encodes one state after prev, the state before it in
+// its batch: fingerprint, depth, path, sleep set, order and canonical
+// encoding (empty but with exact storage). The path, the order and the
+// encoding are written as the length of the prefix they share with
+// prev's and the rest: states of a batch come from the same or nearby
+// parents, in index-path order, so most of each is shared.
+func appendItemAfter(b []byte, prev, it item) []byte {
 	b = binary.LittleEndian.AppendUint64(b, it.s.Key)
 	b = binary.AppendUvarint(b, uint64(it.s.Depth))
-	b = appendInts(b, it.s.Path)
+	b = appendIntsAfter(b, prev.s.Path, it.s.Path)
 	b = binary.AppendUvarint(b, uint64(len(it.s.Sleep)))
 	b = append(b, it.s.Sleep...)
-	b = appendInts(b, it.order)
-	b = binary.AppendUvarint(b, uint64(len(it.s.Enc)))
-	return append(b, it.s.Enc...)
+	b = appendIntsAfter(b, prev.order, it.order)
+	n := sharedPrefix([]byte(prev.s.Enc), []byte(it.s.Enc))
+	b = binary.AppendUvarint(b, uint64(n))
+	b = binary.AppendUvarint(b, uint64(len(it.s.Enc)-n))
+	return append(b, it.s.Enc[n:]...)
+}
+
+func sharedPrefix[T comparable](a, b []T) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
+func appendIntsAfter(b []byte, prev, v []int) []byte {
+	n := sharedPrefix(prev, v)
+	b = binary.AppendUvarint(b, uint64(n))
+	return appendInts(b, v[n:])
 }
 
 type reader struct {
@@ -67,19 +94,6 @@ func (r *reader) uvarint(limit uint64) uint64 {
 	return v
 }
 
-func (r *reader) ints() []int {
-	n := r.uvarint(maxPath)
-	if r.err != nil || n > uint64(len(r.b)) {
-		r.err = errCodec
-		return nil
-	}
-	out := make([]int, n)
-	for i := range out {
-		out[i] = int(r.uvarint(1 << 31))
-	}
-	return out
-}
-
 // str reads a length and that many bytes (bounded by the message).
 func (r *reader) str() string {
 	n := r.uvarint(maxPath)
@@ -92,9 +106,40 @@ func (r *reader) str() string {
 	return s
 }
 
+// intsAfter reads a list written by appendIntsAfter after prev.
+func (r *reader) intsAfter(prev []int) []int {
+	shared := r.uvarint(uint64(len(prev)))
+	n := r.uvarint(maxPath)
+	if r.err != nil || n > uint64(len(r.b)) || shared+n > maxPath {
+		r.err = errCodec
+		return nil
+	}
+	out := make([]int, shared+n)
+	copy(out, prev[:shared])
+	for i := shared; i < uint64(len(out)); i++ {
+		out[i] = int(r.uvarint(1 << 31))
+	}
+	return out
+}
+
+// strAfter reads a string written after prev: the shared prefix's
+// length, then the rest.
+func (r *reader) strAfter(prev string) string {
+	shared := r.uvarint(uint64(len(prev)))
+	n := r.uvarint(maxPath)
+	if r.err != nil || n > uint64(len(r.b)) {
+		r.err = errCodec
+		return ""
+	}
+	s := prev[:shared] + string(r.b[:n])
+	r.b = r.b[n:]
+	return s
+}
+
 // decodeItems decodes a batch of states.
 func decodeItems(b []byte, out []item) ([]item, error) {
 	r := &reader{b: b}
+	var prev item
 	for len(r.b) > 0 && r.err == nil {
 		if len(r.b) < 8 {
 			return out, errCodec
@@ -103,7 +148,7 @@ func decodeItems(b []byte, out []item) ([]item, error) {
 		it.s.Key = binary.LittleEndian.Uint64(r.b)
 		r.b = r.b[8:]
 		it.s.Depth = int(r.uvarint(maxPath))
-		it.s.Path = r.ints()
+		it.s.Path = r.intsAfter(prev.s.Path)
 		n := r.uvarint(maxSleep)
 		if r.err == nil && n > uint64(len(r.b)) {
 			r.err = errCodec
@@ -111,9 +156,10 @@ func decodeItems(b []byte, out []item) ([]item, error) {
 		if r.err == nil {
 			it.s.Sleep, r.b = slices.Clone(r.b[:n]), r.b[n:]
 		}
-		it.order = r.ints()
-		it.s.Enc = r.str()
+		it.order = r.intsAfter(prev.order)
+		it.s.Enc = r.strAfter(prev.s.Enc)
 		out = append(out, it)
+		prev = it
 	}
 	return out, r.err
 }
@@ -215,4 +261,38 @@ func (v *visitedSet) addAll(inc *visitedSet) {
 	for e, m := range inc.encs {
 		v.encs[e] = m
 	}
+}
+
+// Messages on the bfs stream are compressed (DEFLATE, fastest level):
+// the states of a batch repeat their sleep sets and path values, which
+// the prefix sharing of appendItemAfter leaves.
+const maxUnpacked = 16 << 20 // a message never unpacks to more
+
+// Compressors are large (hundreds of KiB): they are reused.
+var (
+	writers = sync.Pool{New: func() any { w, _ := flate.NewWriter(nil, flate.BestSpeed); return w }}
+	readers = sync.Pool{New: func() any { return flate.NewReader(bytes.NewReader(nil)) }}
+)
+
+func pack(b []byte) []byte {
+	var out bytes.Buffer
+	zw := writers.Get().(*flate.Writer)
+	zw.Reset(&out)
+	_, _ = zw.Write(b) // a bytes.Buffer does not fail
+	_ = zw.Close()
+	writers.Put(zw)
+	return out.Bytes()
+}
+
+func unpack(b []byte) ([]byte, error) {
+	zr := readers.Get().(io.ReadCloser)
+	defer readers.Put(zr)
+	if err := zr.(flate.Resetter).Reset(bytes.NewReader(b), nil); err != nil {
+		return nil, errCodec
+	}
+	out, err := io.ReadAll(io.LimitReader(zr, maxUnpacked+1))
+	if err != nil || len(out) > maxUnpacked {
+		return nil, errCodec
+	}
+	return out, nil
 }

@@ -10,19 +10,28 @@ import (
 func TestItemsRoundTrip(t *testing.T) {
 	in := []item{
 		{s: check.BFSState{Key: 1<<63 + 5, Depth: 3, Path: []int{0, 2, 1}, Sleep: []byte{1, 0, 0}}, order: []int{0, 4, 1}},
+		{s: check.BFSState{Key: 3, Depth: 4, Path: []int{0, 2, 1, 7}, Sleep: []byte{}}, order: []int{0, 4, 1, 0}},
 		{s: check.BFSState{Key: 0, Depth: 0, Path: []int{}, Sleep: []byte{}}, order: []int{}},
 		{s: check.BFSState{Key: 7, Depth: 1, Path: []int{3}, Sleep: []byte{}, Enc: "\x00\x05exact"}, order: []int{2}},
+		{s: check.BFSState{Key: 8, Depth: 1, Path: []int{3}, Sleep: []byte{}, Enc: "\x00\x05exacter"}, order: []int{3}},
 	}
-	var b []byte
+	var alone []byte
+	var b batch
 	for _, it := range in {
-		b = appendItem(b, it)
+		alone = appendItem(alone, it)
+		b.add(it)
 	}
-	out, err := decodeItems(b, nil)
-	if err != nil {
-		t.Fatal(err)
+	for name, enc := range map[string][]byte{"alone": alone, "batched": b.b} {
+		out, err := decodeItems(enc, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !reflect.DeepEqual(in, out) {
+			t.Fatalf("%s: round trip %+v, want %+v", name, out, in)
+		}
 	}
-	if !reflect.DeepEqual(in, out) {
-		t.Fatalf("round trip: %+v, want %+v", out, in)
+	if len(b.b) >= len(alone) {
+		t.Fatalf("a batch of states sharing prefixes takes %d bytes, %d alone", len(b.b), len(alone))
 	}
 }
 
@@ -35,12 +44,19 @@ func FuzzDecodeItems(f *testing.F) {
 		if err != nil {
 			return
 		}
-		var again []byte
+		var again batch
 		for _, it := range items {
-			again = appendItem(again, it)
+			again.add(it)
 		}
-		if _, err := decodeItems(again, nil); err != nil {
+		back, err := decodeItems(again.b, nil)
+		if err != nil {
 			t.Fatalf("re-encoded batch does not decode: %v", err)
+		}
+		if !reflect.DeepEqual(items, back) {
+			t.Fatalf("re-encoded batch decodes to %+v, want %+v", back, items)
+		}
+		if u, err := unpack(b); err == nil && len(u) > maxUnpacked {
+			t.Fatalf("unpacked %d bytes, above the bound", len(u))
 		}
 		_ = decodeSeen(b, newVisitedSet(false))
 		_ = decodeSeen(b, newVisitedSet(true))
@@ -82,5 +98,28 @@ func TestTaskValidateBoundsParts(t *testing.T) {
 	}
 	if err := (task{Kind: kindMerge, Parts: 8, Part: 7, Level: 3}).validate(); err != nil {
 		t.Errorf("a valid task: %v", err)
+	}
+}
+
+// Packed messages unpack to what was packed; one that would unpack past
+// maxUnpacked is refused.
+func TestPackBounds(t *testing.T) {
+	var b batch
+	for i := 0; i < 1000; i++ {
+		b.add(item{s: check.BFSState{Key: uint64(i), Depth: 20, Path: make([]int, 20), Sleep: []byte{1, 0, 3, 16, 0}}, order: []int{i % 7, i}})
+	}
+	packed := pack(b.b)
+	if len(packed) >= len(b.b) {
+		t.Fatalf("packing %d bytes gave %d", len(b.b), len(packed))
+	}
+	back, err := unpack(packed)
+	if err != nil || !reflect.DeepEqual(back, b.b) {
+		t.Fatalf("unpack: %v", err)
+	}
+	if _, err := unpack(pack(make([]byte, maxUnpacked+1))); err == nil {
+		t.Fatal("a message unpacking past the bound was accepted")
+	}
+	if _, err := unpack([]byte("not deflate")); err == nil {
+		t.Fatal("garbage unpacked")
 	}
 }
