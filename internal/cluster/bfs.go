@@ -154,6 +154,7 @@ func (s *bfsSearch) phase(ctx context.Context, kind string, level int) ([]rangeR
 	watch := time.NewTicker(250 * time.Millisecond)
 	defer watch.Stop()
 	var lostSince time.Time
+	workers := workerWatch{c: c}
 	for left > 0 {
 		select {
 		case <-ctx.Done():
@@ -175,6 +176,9 @@ func (s *bfsSearch) phase(ctx context.Context, kind string, level int) ([]rangeR
 			}
 			if c.nc.IsConnected() {
 				lostSince = time.Time{}
+				if err := workers.check(ctx); err != nil {
+					return nil, err
+				}
 				continue
 			}
 			if lostSince.IsZero() {

@@ -113,6 +113,41 @@ func (c *Coordinator) publish(ctx context.Context, subject string, data []byte, 
 	}
 }
 
+// workerWatch notices a cluster that has no worker: tasks wait on the
+// queue while no worker holds one or asks for one. The queue is shared
+// by every search, so a worker busy with another search counts.
+type workerWatch struct {
+	c           *Coordinator
+	since, last time.Time
+}
+
+// check asks the queue at most once a second; it fails once no worker
+// was seen for LostAfter.
+func (w *workerWatch) check(ctx context.Context) error {
+	if time.Since(w.last) < time.Second {
+		return nil
+	}
+	w.last = time.Now()
+	ictx, stop := context.WithTimeout(ctx, publishWait)
+	defer stop()
+	cons, err := w.c.js.Consumer(ictx, workStream, workerConsumer)
+	if err != nil {
+		return nil // an unreachable cluster is watched by the connection's state
+	}
+	info := cons.CachedInfo()
+	if info.NumWaiting > 0 || info.NumAckPending > 0 || info.NumPending == 0 {
+		w.since = time.Time{}
+		return nil
+	}
+	if w.since.IsZero() {
+		w.since = time.Now()
+	}
+	if time.Since(w.since) >= w.c.opts.LostAfter {
+		return fmt.Errorf("%w: no worker took a task for %v (start one: racetrack worker -nats URL, or the server without -nats-workers -1)", ErrLost, w.c.opts.LostAfter)
+	}
+	return nil
+}
+
 // publishWait bounds one attempt at publishing.
 const publishWait = 5 * time.Second
 
@@ -183,6 +218,7 @@ func (s *swarm) run(ctx context.Context) (check.Result, error) {
 	watch := time.NewTicker(250 * time.Millisecond)
 	defer watch.Stop()
 	var lostSince time.Time
+	workers := workerWatch{c: c}
 	for {
 		if final, ok := s.settled(); ok {
 			return s.settle(final)
@@ -211,6 +247,9 @@ func (s *swarm) run(ctx context.Context) (check.Result, error) {
 			}
 			if c.nc.IsConnected() {
 				lostSince = time.Time{}
+				if err := workers.check(ctx); err != nil {
+					return s.partial(err.Error()), err
+				}
 				continue
 			}
 			if lostSince.IsZero() {

@@ -57,5 +57,7 @@
 // storage: the streams, the queue and its unacknowledged tasks are on
 // disk) costs the tasks in flight, not the answer. A cluster unreachable
 // for LostAfter ends the search with ErrLost and a Result whose Error
-// says so; the server records the search as failed.
+// says so; the server records the search as failed. So does a cluster
+// with no worker: tasks queued for LostAfter while no worker held one
+// or asked for one.
 package cluster

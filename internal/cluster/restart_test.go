@@ -199,3 +199,22 @@ func TestBFSFailsWhenTheClusterVanishes(t *testing.T) {
 		t.Fatalf("the search ended %v after the server went away (bound %v)", took, bound)
 	}
 }
+
+// A search on a cluster with no worker (the NATS server is up, nobody
+// takes tasks) fails with the reason once LostAfter has passed, for a
+// swarm and for a bfs, instead of waiting for ever.
+func TestSearchFailsWithoutWorkers(t *testing.T) {
+	opts := testOptions
+	opts.LostAfter = time.Second
+	c := startClusterWith(t, 0, opts)
+	for _, cfg := range []check.Config{longSearch,
+		{Scenario: "dining-philosophers", Preset: "lock-level", Variant: "buggy", Params: map[string]any{"philosophers": 3}, Strategy: check.BFS}} {
+		r, err := c.coord.Search(context.Background(), cfg, nil)
+		if !errors.Is(err, ErrLost) || !strings.Contains(err.Error(), "no worker") {
+			t.Fatalf("%s without workers: error %v, want ErrLost saying no worker", cfg.Strategy, err)
+		}
+		if !strings.Contains(r.Error, "no worker") || r.Found || r.Verdict != check.VerdictNone {
+			t.Fatalf("%s without workers: result error %q, found %v, verdict %q", cfg.Strategy, r.Error, r.Found, r.Verdict)
+		}
+	}
+}
