@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"net/http"
 	"testing"
+	"time"
 
+	"github.com/coder/websocket"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -107,6 +109,24 @@ func TestSessionSocketDistributedSearch(t *testing.T) {
 		}
 	}
 	assert.True(t, progressed)
+
+	// A socket that closes cancels its distributed search.
+	other := dialSession(t, ts)
+	other.write(`{"id":1,"method":"search","args":{"scenario":"dining-philosophers","preset":"lock-level","variant":"fixed","strategy":"random","budget":{"runs":999999},"distributed":true}}`)
+	for r := other.read(); r.Progress == nil; r = other.read() {
+		require.Nil(t, r.Error, "%+v", r.Error)
+	}
+	require.NoError(t, other.c.Close(websocket.StatusNormalClosure, ""))
+	require.Eventually(t, func() bool {
+		recs, err := ts.store.Searches()
+		require.NoError(t, err)
+		for _, rec := range recs {
+			if rec.Request.Budget.Runs == 999999 {
+				return rec.State == StateCancelled
+			}
+		}
+		return false
+	}, 20*time.Second, 50*time.Millisecond, "the search of a closed socket is cancelled")
 }
 
 // Without a cluster the socket refuses "distributed": true, naming the
