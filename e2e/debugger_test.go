@@ -84,6 +84,7 @@ func debuggerSuite(t *testing.T, p *page, base, engine string) {
 
 	t.Run("search", func(t *testing.T) { p.t = t; searchFindsBug(t, p) })
 	t.Run("search-cancel", func(t *testing.T) { p.t = t; searchCancels(t, p) })
+	t.Run("search-timed", func(t *testing.T) { p.t = t; searchTimedPreset(t, p) })
 	t.Run("share", func(t *testing.T) { p.t = t; shareLinkRestores(t, p, base) })
 	t.Run("bad-parameter", func(t *testing.T) { p.t = t; badParameter(t, p) })
 	t.Run("what-if", func(t *testing.T) { p.t = t; whatIf(t, p) })
@@ -328,6 +329,30 @@ func searchFindsBug(t *testing.T, p *page) {
 		t.Errorf("after loading the counterexample the search status reads %q", got)
 	}
 	t.Logf("search: %v states, %v runs, schedule of %v choices: %v", res["states"], res["runs"], res["length"], res["violation"])
+}
+
+// searchTimedPreset runs bfs on a timed preset: the page asks for sampled
+// values, the search finds the deadlock and says the values were sampled.
+func searchTimedPreset(t *testing.T, p *page) {
+	selectScenario(p, "dining-philosophers")
+	eval[any](p, `__rt.lastSearch = null`)
+	p.do(
+		chromedp.SetValue(chromedp.ID("preset"), "table"),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector("#preset").dispatchEvent(new Event("change"))`),
+		chromedp.SetValue(chromedp.ID("strategy"), "bfs"),
+		chromedp.SetValue(chromedp.ID("budget"), "50000"),
+	)
+	p.click(`#variants label:has(input[value="buggy"])`)
+	p.click("#run")
+	p.wait("the table run", `__rt.S.run && __rt.S.run.spec.preset === "table" && __rt.loaded === __rt.S.run.id`, 60*time.Second)
+	p.click("#searchgo")
+	p.wait("the search result", `__rt.lastSearch && __rt.S.search === null`, 120*time.Second)
+	res := eval[map[string]any](p, `__rt.lastSearch`)
+	if res["found"] != true || res["sampled"] != true || res["strategy"] != "bfs" {
+		t.Fatalf("bfs on the timed preset: %v", res)
+	}
+	p.wait("the counterexample loaded", `__rt.S.run && __rt.S.run.violations.length > 0 && __rt.S.run.spec.schedule`, 30*time.Second)
+	t.Logf("timed bfs: %v states, schedule of %v choices: %v", res["states"], res["length"], res["violation"])
 }
 
 // searchCancels starts a search that cannot succeed (the fixed variant)

@@ -1227,6 +1227,10 @@ async function startSearch(e) {
     strategy,
     budget: strategy === "bfs" || strategy === "dfs" ? { states: n } : { runs: n },
   };
+  // bfs and dfs try a timed preset's durations and latencies at three
+  // evenly spread values each (the result says the values were sampled);
+  // an untimed preset's values are all enumerated.
+  if (strategy === "bfs" || strategy === "dfs") req.valueSamples = 3;
   if (!$("#distributedfield").hidden && !$("#distributed").disabled && $("#distributed").checked) req.distributed = true;
   const bar = $("#searchprogress .bar");
   $("#searchprogress").hidden = false;
@@ -1254,7 +1258,7 @@ async function startSearch(e) {
     const found = !!res.found;
     const cx = res.counterexample;
     RT.lastSearch = res;
-    const stats = [res.states ? `${fmtInt(res.states)} states` : "", res.runs ? `${fmtInt(res.runs)} runs` : ""].filter(Boolean).join(", ");
+    const stats = [res.states ? `${fmtInt(res.states)} states` : "", res.runs ? `${fmtInt(res.runs)} runs` : "", res.sampled ? "3 values tried per drawn duration" : ""].filter(Boolean).join(", ");
     if (found && cx) {
       const found = `Found: ${res.property} — ${res.violation} (${stats}; schedule of ${res.length} choices${res.shrunk ? `, shrunk from ${res.originalLength}` : ""}).`;
       $("#searchstatus").textContent = found + " Loading it…";
