@@ -90,7 +90,7 @@ func (p *workerProc) Write(b []byte) (int, error) {
 	}
 }
 
-func startWorkerProcess(t *testing.T, url string, slow bool, redelivered *atomic.Int64) *workerProc {
+func startWorkerProcess(t testing.TB, url string, slow bool, redelivered *atomic.Int64) *workerProc {
 	t.Helper()
 	p := &workerProc{ready: make(chan struct{}), task: make(chan struct{}, 1), redelivered: redelivered}
 	p.cmd = exec.Command(os.Args[0], "-test.run=^$")
