@@ -203,17 +203,23 @@ type forkRecord struct {
 	Violations int               `json:"violations"`
 }
 
+// forkBuckets returns the fork records and the children index, made on
+// first use.
+func forkBuckets(tx *bolt.Tx) (forks, kids *bolt.Bucket, err error) {
+	if forks, err = tx.CreateBucketIfNotExists(bucketForks); err != nil {
+		return nil, nil, err
+	}
+	kids, err = tx.CreateBucketIfNotExists(bucketForkKids)
+	return forks, kids, err
+}
+
 // PutFork records that child was forked from parent along edge (with
 // their violation counts). A run keeps the first parent it was forked
 // from: a fork that leads back to a run already in a tree (its own
 // ancestor, say) adds no edge, so the records stay a forest.
 func (s *Store) PutFork(parent string, parentViolations int, edge session.ForkEdge, child string, childViolations int) error {
 	return storeFault(s.db.Update(func(tx *bolt.Tx) error {
-		forks, err := tx.CreateBucketIfNotExists(bucketForks)
-		if err != nil {
-			return err
-		}
-		kids, err := tx.CreateBucketIfNotExists(bucketForkKids)
+		forks, kids, err := forkBuckets(tx)
 		if err != nil {
 			return err
 		}

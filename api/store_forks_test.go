@@ -28,11 +28,7 @@ func TestStoreForkTreeBound(t *testing.T) {
 	// Children written in one transaction (PutFork commits each).
 	put := func(from, to int) {
 		require.NoError(t, st.db.Update(func(tx *bolt.Tx) error {
-			forks, err := tx.CreateBucketIfNotExists(bucketForks)
-			if err != nil {
-				return err
-			}
-			kids, err := tx.CreateBucketIfNotExists(bucketForkKids)
+			forks, kids, err := forkBuckets(tx)
 			if err != nil {
 				return err
 			}

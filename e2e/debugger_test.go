@@ -299,18 +299,24 @@ func propertyPanel(t *testing.T, p *page, sc *scenario.Scenario) {
 	p.wait("the slice cleared", `__rt.S.slice === null`, 5*time.Second)
 }
 
-func searchFindsBug(t *testing.T, p *page) {
+// loadForSearch sets the search form to bfs with budget states and runs
+// the buggy variant of a philosophers preset, which the search follows.
+func loadForSearch(p *page, preset, budget string) {
 	selectScenario(p, "dining-philosophers")
+	eval[any](p, `__rt.lastSearch = null`)
 	p.do(
-		chromedp.SetValue(chromedp.ID("preset"), "lock-level"),
+		chromedp.SetValue(chromedp.ID("preset"), preset),
 		chromedp.Evaluate[chromedp.Void](`document.querySelector("#preset").dispatchEvent(new Event("change"))`),
 		chromedp.SetValue(chromedp.ID("strategy"), "bfs"),
-		chromedp.SetValue(chromedp.ID("budget"), "20000"),
+		chromedp.SetValue(chromedp.ID("budget"), budget),
 	)
 	p.click(`#variants label:has(input[value="buggy"])`)
-	// The search follows the loaded run: run the preset first.
 	p.click("#run")
-	p.wait("the lock-level run", `__rt.S.run && __rt.S.run.spec.preset === "lock-level" && __rt.loaded === __rt.S.run.id`, 60*time.Second)
+	p.wait("the "+preset+" run", fmt.Sprintf(`__rt.S.run && __rt.S.run.spec.preset === %q && __rt.loaded === __rt.S.run.id`, preset), 60*time.Second)
+}
+
+func searchFindsBug(t *testing.T, p *page) {
+	loadForSearch(p, "lock-level", "20000")
 	target := eval[string](p, `document.querySelector("#searchtarget").textContent`)
 	for _, want := range []string{"Dining philosophers", "Untimed interleavings", "left fork first", "seed"} {
 		if !strings.Contains(target, want) {
@@ -334,17 +340,7 @@ func searchFindsBug(t *testing.T, p *page) {
 // searchTimedPreset runs bfs on a timed preset: the page asks for sampled
 // values, the search finds the deadlock and says the values were sampled.
 func searchTimedPreset(t *testing.T, p *page) {
-	selectScenario(p, "dining-philosophers")
-	eval[any](p, `__rt.lastSearch = null`)
-	p.do(
-		chromedp.SetValue(chromedp.ID("preset"), "table"),
-		chromedp.Evaluate[chromedp.Void](`document.querySelector("#preset").dispatchEvent(new Event("change"))`),
-		chromedp.SetValue(chromedp.ID("strategy"), "bfs"),
-		chromedp.SetValue(chromedp.ID("budget"), "50000"),
-	)
-	p.click(`#variants label:has(input[value="buggy"])`)
-	p.click("#run")
-	p.wait("the table run", `__rt.S.run && __rt.S.run.spec.preset === "table" && __rt.loaded === __rt.S.run.id`, 60*time.Second)
+	loadForSearch(p, "table", "50000")
 	p.click("#searchgo")
 	p.wait("the search result", `__rt.lastSearch && __rt.S.search === null`, 120*time.Second)
 	res := eval[map[string]any](p, `__rt.lastSearch`)

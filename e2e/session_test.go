@@ -115,12 +115,7 @@ const inspectorJS = `(async () => {
 func TestInspectorFollowsSteps(t *testing.T) {
 	for _, eng := range []string{"server", "wasm"} {
 		t.Run(eng, func(t *testing.T) {
-			base := staticServer(t).URL
-			if eng == "server" {
-				base = apiServer(t).URL
-			}
-			p := browser(t, 1280, 800)
-			p.open(base + "/#engine=" + eng)
+			p := enginePage(t, eng)
 			eval[any](p, `__rt.runSpec({scenario: "vitess-messager", preset: "churn", variant: "buggy", seed: 1})`)
 			p.wait("the churn run", `__rt.S.run && __rt.S.run.spec.preset === "churn" && __rt.loaded === __rt.S.run.id`, 60*time.Second)
 			eval[any](p, `__rt.seek(95).then(() => document.activeElement && document.activeElement.blur())`)
@@ -180,12 +175,7 @@ func TestSearchWorkersInThePage(t *testing.T) {
 	}
 	for _, eng := range []string{"wasm", "server"} {
 		t.Run(eng, func(t *testing.T) {
-			base := staticServer(t).URL
-			if eng == "server" {
-				base = apiServer(t).URL
-			}
-			p := browser(t, 1280, 800)
-			p.open(base + "/#engine=" + eng)
+			p := enginePage(t, eng)
 			one := search(p, 1)
 			if !one.Found || one.Field != "" {
 				t.Fatalf("workers 1: %+v, want the deadlock found", one)
@@ -206,4 +196,16 @@ func TestSearchWorkersInThePage(t *testing.T) {
 			}
 		})
 	}
+}
+
+// enginePage opens the page with the given engine: the wasm worker on a
+// static server, or the server engine on the API server.
+func enginePage(t *testing.T, eng string) *page {
+	base := staticServer(t).URL
+	if eng == "server" {
+		base = apiServer(t).URL
+	}
+	p := browser(t, 1280, 800)
+	p.open(base + "/#engine=" + eng)
+	return p
 }
