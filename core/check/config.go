@@ -142,7 +142,7 @@ const (
 	MaxValueSamples = 64
 	// MaxInitialStates bounds the initial states of bfs and dfs: one per
 	// combination of the values a preset draws while it is set up.
-	MaxInitialStates = 1 << 16
+	MaxInitialStates = 4096
 	// MaxHorizonMs bounds Budget.HorizonMs (about 11.6 days).
 	MaxHorizonMs = 1_000_000_000
 )

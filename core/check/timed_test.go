@@ -38,6 +38,8 @@ func TestTimedPresetsNeedValueSamples(t *testing.T) {
 		{"budget.horizonMs", timed(check.BFS, "dining-philosophers", "table", "buggy", 3, -1)},
 		{"budget.horizonMs", timed(check.BFS, "dining-philosophers", "table", "buggy", 3, check.MaxHorizonMs+1)},
 		{"budget.horizonMs", timed(check.PCT, "dining-philosophers", "table", "buggy", 0, 100)},
+		// 7 values drawn in Init, 4 samples each: 16,384 initial states.
+		{"preset", timed(check.BFS, "tarantool-raft-relay", "random-elections", "drop", 4, 0)},
 	} {
 		_, err := check.New(reg, c.cfg)
 		var fe *scenario.FieldError
