@@ -43,7 +43,10 @@ type bfsEngine struct {
 	phase    int
 	chunks   []*chunk
 	next     int // the next task to run in Step
-	cut      bool
+	scratch  Scratch
+	// scratches are the drivers' goroutines' (Explorer.Scratch).
+	scratches []*Scratch
+	cut       bool
 }
 
 // Phases of a level.
@@ -209,10 +212,19 @@ func (b *bfsEngine) tasks() int {
 	return storeGroups
 }
 
-// runTask runs task i of the current phase.
-func (b *bfsEngine) runTask(i int) {
+// Scratch is the memory one goroutine reuses across the bfs tasks it
+// runs (RunTaskWith): the worlds of successors and of the path the last
+// state was rebuilt along. A Scratch belongs to one goroutine at a time;
+// what it holds never changes a result.
+type Scratch struct {
+	ex scratch
+	rb rebuilder
+}
+
+// runTask runs task i of the current phase with sc (nil: its own).
+func (b *bfsEngine) runTask(i int, sc *Scratch) {
 	if b.phase == phaseExpand {
-		b.expandChunk(b.chunks[i])
+		b.expandChunk(b.chunks[i], sc)
 		return
 	}
 	b.mergeGroup(i)
@@ -289,7 +301,7 @@ func (b *bfsEngine) step(budget int) int {
 			} else {
 				used++
 			}
-			b.runTask(b.next)
+			b.runTask(b.next, &b.scratch)
 			b.next++
 			continue
 		}
@@ -300,16 +312,22 @@ func (b *bfsEngine) step(budget int) int {
 }
 
 // expandChunk expands the states of c, rebuilding their worlds.
-func (b *bfsEngine) expandChunk(c *chunk) {
+func (b *bfsEngine) expandChunk(c *chunk, sc *Scratch) {
 	if c.ran {
 		return
 	}
 	c.ran = true
 	g := b.g
-	rb := rebuilder{b: b}
+	if sc == nil {
+		sc = &Scratch{}
+	}
+	if sc.rb.b != b {
+		sc.rb = rebuilder{b: b}
+	}
+	rb := &sc.rb
 	var parent uint32
 	var pathLen int
-	c.ex = expansion{e: g}
+	c.ex = expansion{e: g, scratch: &sc.ex}
 	c.ex.emit = func(s succ, sleep []footprint) {
 		if stored, seen := g.store.lookup(s.key); seen {
 			if _, again := g.againWith(stored, maskOf(sleep)); !again {
@@ -349,7 +367,7 @@ func (b *bfsEngine) expandChunk(c *chunk) {
 		parent, pathLen = uint32(i), len(w.Schedule())
 		c.ex.expand(&node{w: w, sleep: b.curSleep.get(i)})
 	}
-	c.dup, c.ex.pool = nil, nil
+	c.dup, c.ex.scratch = nil, nil
 }
 
 // mergeGroup stores the candidates of part g of the visited set, in
@@ -469,10 +487,27 @@ func (x *Explorer) Tasks() int {
 	return b.tasks() - b.next
 }
 
+// Scratch returns the explorer's i-th Scratch, for a driver's i-th
+// goroutine (made on first use; call it before starting the goroutines).
+func (x *Explorer) Scratch(i int) *Scratch {
+	b, ok := x.eng.(*bfsEngine)
+	if !ok {
+		return nil
+	}
+	for len(b.scratches) <= i {
+		b.scratches = append(b.scratches, &Scratch{})
+	}
+	return b.scratches[i]
+}
+
 // RunTask runs task i (0 <= i < Tasks()) of the current phase.
-func (x *Explorer) RunTask(i int) {
+func (x *Explorer) RunTask(i int) { x.RunTaskWith(i, nil) }
+
+// RunTaskWith is RunTask reusing sc's memory (nil: none), which saves
+// allocating worlds task after task: give each goroutine its own.
+func (x *Explorer) RunTaskWith(i int, sc *Scratch) {
 	b := x.eng.(*bfsEngine)
-	b.runTask(b.next + i)
+	b.runTask(b.next+i, sc)
 }
 
 // EndPhase ends the current phase once its tasks ran and reports the

@@ -69,7 +69,7 @@ func newDPOREngine(g *graphEngine, root *sim.World) (*dporEngine, error) {
 // state, a state at the depth bound, or when a probe found a violation.
 func (e *dporEngine) frame(w *sim.World, sleep []footprint) *dporFrame {
 	x := e.x
-	ex := &expansion{e: e.g}
+	ex := &expansion{e: e.g, scratch: &scratch{}}
 	defer ex.flush()
 	x.prog.States++
 	x.prog.Depth = max(x.prog.Depth, w.Steps())

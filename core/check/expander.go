@@ -106,7 +106,7 @@ func (e *Expander) Expand(s BFSState, emit func(BFSState)) (Expansion, error) {
 	if err != nil {
 		return Expansion{}, err
 	}
-	ex := expansion{e: e.g}
+	ex := expansion{e: e.g, scratch: &scratch{}}
 	ex.emit = func(sc succ, sl []footprint) {
 		emit(BFSState{Key: sc.key.fp, Depth: sc.w.Steps(), Path: slices.Clone(sc.w.Schedule()), Sleep: encodeSleep(sl), Enc: sc.key.enc})
 	}

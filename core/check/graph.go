@@ -437,7 +437,7 @@ func (d *dfsEngine) step(budget int) int {
 		d.frontier = d.frontier[:len(d.frontier)-1]
 		used++
 		if d.ex == nil {
-			d.ex = &expansion{e: e, emit: d.push, free: &d.free}
+			d.ex = &expansion{e: e, emit: d.push, scratch: &scratch{free: &d.free}}
 		}
 		ex := d.ex
 		ex.transitions, ex.safe = 0, ex.safe[:0]
@@ -484,10 +484,15 @@ type expansion struct {
 	found       *finding
 	safe        [][2]int
 	sampled     bool // a value was tried at sampled options only
-	// pool holds the worlds of the successors being computed, by slot,
-	// recycled from one expanded state to the next (own takes one out for
-	// an emit that keeps it; an empty slot is refilled from free, if
-	// any); fc and h are scratch.
+	*scratch
+}
+
+// scratch is the memory expansions reuse from one state to the next.
+// pool holds the worlds of the successors being computed, by slot,
+// recycled from one expanded state to the next (own takes one out for
+// an emit that keeps it; an empty slot is refilled from free, if any);
+// the rest are buffers.
+type scratch struct {
 	pool  []*sim.World
 	free  *[]*sim.World
 	fc    forceChooser

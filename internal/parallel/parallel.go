@@ -64,14 +64,16 @@ func Run(x *check.Explorer, workers int) check.Result {
 func run(x *check.Explorer, n, workers int) {
 	workers = min(workers, n)
 	if workers == 1 {
+		sc := x.Scratch(0)
 		for i := 0; i < n; i++ {
-			x.RunTask(i)
+			x.RunTaskWith(i, sc)
 		}
 		return
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
+		sc := x.Scratch(w)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -80,7 +82,7 @@ func run(x *check.Explorer, n, workers int) {
 				if i >= n {
 					return
 				}
-				x.RunTask(i)
+				x.RunTaskWith(i, sc)
 			}
 		}()
 	}
