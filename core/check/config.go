@@ -118,9 +118,9 @@ type Config struct {
 	// (the default) refuses such a model with an error naming the value.
 	ValueSamples int `json:"valueSamples,omitempty"`
 	// Workers is the number of goroutines a driver outside core (package
-	// internal/parallel) runs a level-synchronous bfs on; 0 means one per
-	// CPU. Verdicts, state counts (exact storage) and counterexamples do
-	// not depend on it. The core itself never starts a goroutine: Step
+	// internal/parallel) runs a bfs (level by level) or a dfs (batch by
+	// batch of dfsBatch states) on; 0 means one per CPU. Verdicts, state
+	// counts and counterexamples do not depend on it. The core itself never starts a goroutine: Step
 	// runs everything on the caller's.
 	Workers int `json:"workers,omitempty"`
 }

@@ -36,14 +36,25 @@ func TestResultsDoNotDependOnWorkers(t *testing.T) {
 		{Scenario: "vitess-messager", Preset: "lock-level", Variant: "fixed", Params: map[string]any{"clients": 2, "iterations": 1},
 			Reductions: check.DefaultReductions(check.BFS)},
 	}
+	var all []check.Config
 	for _, cfg := range configs {
-		cfg.Strategy, cfg.Property, cfg.Storage, cfg.NoShrink = check.BFS, sim.NoDeadlockName, check.StorageExact, true
+		cfg.Property, cfg.Storage, cfg.NoShrink = sim.NoDeadlockName, check.StorageExact, true
+		for _, strategy := range []string{check.BFS, check.DFS} {
+			cfg.Strategy = strategy
+			all = append(all, cfg)
+		}
+	}
+	// dfs with its default reductions (persistent sets consult the
+	// visited set while expanding) and fingerprints.
+	all = append(all, check.Config{Scenario: "vitess-messager", Preset: "lock-level", Variant: "fixed", Strategy: check.DFS,
+		Params: map[string]any{"clients": 3, "iterations": 1}, Reductions: check.DefaultReductions(check.DFS), NoShrink: true})
+	for _, cfg := range all {
 		x, err := check.New(catalog.New(), cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		want := x.Run()
-		t.Logf("%s %v: %s, %d states, length %d", cfg.Scenario, cfg.Params, want.Verdict, want.States, want.Length)
+		t.Logf("%s %s %v: %s, %d states, length %d", cfg.Strategy, cfg.Scenario, cfg.Params, want.Verdict, want.States, want.Length)
 		for _, w := range []int{1, 2, 7} {
 			got := search(t, cfg, w)
 			if got.Verdict != want.Verdict || got.States != want.States || got.Transitions != want.Transitions || got.Length != want.Length {
