@@ -474,40 +474,30 @@ func (r *rebuilder) replay(w *sim.World, k int, e uint32, into *sim.World) (*sim
 }
 
 // Tasks is the number of tasks of the search's current parallel phase,
-// or 0 when it has none (the search is not a bfs or dfs, is done, or is
+// or 0 when it has none (the search is not a bfs, is done, or is
 // shrinking a counterexample): then the caller Steps it. Tasks of one
 // phase may run concurrently, each once, on any goroutines, with nothing
 // else touching the explorer meanwhile; then EndPhase. Step does the same
 // work on the caller's goroutine, with the same results.
 func (x *Explorer) Tasks() int {
-	if x.prog.Done || x.shrink != nil || x.found != nil || x.err != nil {
+	b, ok := x.eng.(*bfsEngine)
+	if !ok || x.prog.Done || x.shrink != nil || x.found != nil || x.err != nil {
 		return 0
 	}
-	switch e := x.eng.(type) {
-	case *bfsEngine:
-		return e.tasks() - e.next
-	case *dfsEngine:
-		return e.tasks()
-	}
-	return 0
+	return b.tasks() - b.next
 }
 
 // Scratch returns the explorer's i-th Scratch, for a driver's i-th
 // goroutine (made on first use; call it before starting the goroutines).
 func (x *Explorer) Scratch(i int) *Scratch {
-	var list *[]*Scratch
-	switch e := x.eng.(type) {
-	case *bfsEngine:
-		list = &e.scratches
-	case *dfsEngine:
-		list = &e.scratches
-	default:
+	b, ok := x.eng.(*bfsEngine)
+	if !ok {
 		return nil
 	}
-	for len(*list) <= i {
-		*list = append(*list, &Scratch{})
+	for len(b.scratches) <= i {
+		b.scratches = append(b.scratches, &Scratch{})
 	}
-	return (*list)[i]
+	return b.scratches[i]
 }
 
 // RunTask runs task i (0 <= i < Tasks()) of the current phase.
@@ -516,26 +506,15 @@ func (x *Explorer) RunTask(i int) { x.RunTaskWith(i, nil) }
 // RunTaskWith is RunTask reusing sc's memory (nil: none), which saves
 // allocating worlds task after task: give each goroutine its own.
 func (x *Explorer) RunTaskWith(i int, sc *Scratch) {
-	switch e := x.eng.(type) {
-	case *bfsEngine:
-		e.runTask(e.next+i, sc)
-	case *dfsEngine:
-		if sc == nil {
-			sc = &Scratch{}
-		}
-		e.runTask(i, sc)
-	}
+	b := x.eng.(*bfsEngine)
+	b.runTask(b.next+i, sc)
 }
 
 // EndPhase ends the current phase once its tasks ran and reports the
 // progress.
 func (x *Explorer) EndPhase() Progress {
-	switch e := x.eng.(type) {
-	case *bfsEngine:
-		e.next = e.tasks()
-		e.endPhase()
-	case *dfsEngine:
-		e.endBatch()
-	}
+	b := x.eng.(*bfsEngine)
+	b.next = b.tasks()
+	b.endPhase()
 	return x.Progress()
 }

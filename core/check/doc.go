@@ -48,11 +48,9 @@
 // step, and the worlds of a level are rebuilt by replay (bfs.go), so a
 // stored state costs a few tens of bytes. A bfs level is expanded and
 // merged as independent tasks that a driver outside core may run on
-// several goroutines (Explorer.Tasks; package internal/parallel); so is
-// a dfs batch: the top dfsBatch states of its stack, expanded against
-// the visited set as it was, then merged in order. Every decision is
-// taken in task order, so results do not depend on the number of
-// workers.
+// several goroutines (Explorer.Tasks; package internal/parallel); every
+// decision is taken in task order, so results do not depend on the
+// number of workers.
 //
 // A counterexample is the RunSpec of the search plus the schedule (the
 // list of choices) that replays it with scenario.Registry.Execute; it is

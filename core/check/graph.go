@@ -413,152 +413,60 @@ type dfsEngine struct {
 	g        *graphEngine
 	frontier []*node
 	cut      bool // a state was left unexpanded at the depth bound
-	// batch is the states being expanded: up to dfsBatch popped from the
-	// top of the frontier, expanded as independent tasks (reading the
-	// visited set, writing only themselves), then merged in order.
-	batch []*dfsTask
-	// free holds the worlds of expanded states, for the tasks' new
-	// successors.
-	free      []*sim.World
-	scratch   Scratch
-	scratches []*Scratch // the drivers' goroutines' (Explorer.Scratch)
-	tasksMem  []dfsTask  // the batch's tasks, reused batch after batch
-}
-
-// dfsBatch is the number of states a dfs expands at once. It is fixed,
-// whatever the number of workers, so that every search visits the same
-// states in the same order on any number of them.
-const dfsBatch = 32
-
-// dfsTask is the expansion of one state of a batch.
-type dfsTask struct {
-	n    *node
-	ex   expansion
-	emit func(succ, []footprint) // into out; made once per task slot
-	out  []dfsSucc
-	free []*sim.World // worlds the expansion may recycle
-}
-
-// dfsSucc is a successor a task found, with its own world and sleep set.
-type dfsSucc struct {
-	s     succ
-	sleep []footprint
+	// ex expands every state; the worlds of expanded states go to free,
+	// where ex takes the worlds of new successors from.
+	ex   *expansion
+	free []*sim.World
 }
 
 func (d *dfsEngine) step(budget int) int {
-	x := d.g.x
+	e, x := d.g, d.g.x
 	used := 0
-	for used < budget && x.found == nil && x.err == nil && !x.prog.Done {
-		n := d.tasks()
-		if n == 0 {
+	for used < budget && x.found == nil && x.err == nil {
+		if len(d.frontier) == 0 {
+			x.prog.Done = true
+			x.verified, x.bounded = !d.cut, d.cut
 			break
 		}
-		for i := 0; i < n; i++ {
-			d.runTask(i, &d.scratch)
+		if e.store.Len() >= x.cfg.Budget.States {
+			x.prog.Done = true
+			break
 		}
-		d.endBatch()
-		used += n
+		n := d.frontier[len(d.frontier)-1]
+		d.frontier[len(d.frontier)-1] = nil
+		d.frontier = d.frontier[:len(d.frontier)-1]
+		used++
+		if d.ex == nil {
+			d.ex = &expansion{e: e, emit: d.push, scratch: &scratch{free: &d.free}}
+		}
+		ex := d.ex
+		ex.transitions, ex.safe = 0, ex.safe[:0]
+		ex.expand(n)
+		ex.flush()
+		if n.pushed {
+			d.free = append(d.free, n.w)
+		}
+		d.cut = d.cut || ex.cut
+		x.prog.States = e.store.Len()
+		x.prog.Frontier = len(d.frontier)
 	}
 	return used
 }
 
-// tasks starts a batch if none is open and returns its size (0: the
-// search is done).
-func (d *dfsEngine) tasks() int {
-	if len(d.batch) > 0 {
-		return len(d.batch)
-	}
-	e, x := d.g, d.g.x
-	if len(d.frontier) == 0 {
-		x.prog.Done = true
-		x.verified, x.bounded = !d.cut, d.cut
-		return 0
-	}
-	if e.store.Len() >= x.cfg.Budget.States {
-		x.prog.Done = true
-		return 0
-	}
-	if d.tasksMem == nil {
-		d.tasksMem = make([]dfsTask, dfsBatch)
-	}
-	for len(d.batch) < dfsBatch && len(d.frontier) > 0 {
-		n := d.frontier[len(d.frontier)-1]
-		d.frontier[len(d.frontier)-1] = nil
-		d.frontier = d.frontier[:len(d.frontier)-1]
-		t := &d.tasksMem[len(d.batch)]
-		clear(t.out)
-		*t = dfsTask{n: n, out: t.out[:0], free: t.free[:0], emit: t.emit}
-		for k := 0; k < 8 && len(d.free) > 0; k++ {
-			t.free = append(t.free, d.free[len(d.free)-1])
-			d.free = d.free[:len(d.free)-1]
-		}
-		d.batch = append(d.batch, t)
-	}
-	return len(d.batch)
-}
-
-// runTask expands the batch's state i with sc's memory.
-func (d *dfsEngine) runTask(i int, sc *Scratch) {
-	e := d.g
-	t := d.batch[i]
-	sc.ex.free = &t.free
-	if t.emit == nil {
-		t.emit = func(s succ, sleep []footprint) {
-			if stored, seen := e.store.lookup(s.key); seen {
-				if _, again := e.againWith(stored, maskOf(sleep)); !again {
-					return
-				}
-			}
-			t.out = append(t.out, dfsSucc{s: succ{w: t.ex.own(s), key: s.key, fp: s.fp}, sleep: slices.Clone(sleep)})
-		}
-	}
-	t.ex = expansion{e: e, scratch: &sc.ex, emit: t.emit}
-	t.ex.expand(t.n)
-	t.ex.scratch, sc.ex.free = nil, nil
-}
-
-// endBatch merges the batch in order: the first state's violation is
-// reported; the successors of the last state popped (the deepest) are
-// pushed first, so the frontier's top is the first state's last
-// successor, as if the states had been expanded one after another.
-func (d *dfsEngine) endBatch() {
-	e, x := d.g, d.g.x
-	for _, t := range d.batch {
-		t.ex.flush()
-		d.cut = d.cut || t.ex.cut
-	}
-	for i := len(d.batch) - 1; i >= 0 && x.found == nil && x.err == nil; i-- {
-		t := d.batch[i]
-		for _, o := range t.out {
-			d.push(o.s, o.sleep)
-		}
-	}
-	for _, t := range d.batch {
-		if t.n.pushed {
-			d.free = append(d.free, t.n.w)
-		}
-		d.free = append(d.free, t.free...)
-	}
-	d.batch = d.batch[:0]
-	x.prog.States = e.store.Len()
-	x.prog.Frontier = len(d.frontier)
-}
-
 // push queues a successor unless it was expanded before with a sleep set
-// no larger than this one; its world is recycled then.
+// no larger than this one.
 func (d *dfsEngine) push(s succ, sleep []footprint) {
 	e := d.g
 	mask := maskOf(sleep)
 	if stored, seen := e.store.lookup(s.key); seen {
 		var again bool
 		if mask, again = e.againWith(stored, mask); !again {
-			d.free = append(d.free, s.w)
 			return
 		}
 		sleep = keepMask(sleep, mask)
 	}
 	e.store.put(s.key, mask)
-	d.frontier = append(d.frontier, &node{w: s.w, key: s.key, sleep: sleep, pushed: true})
+	d.frontier = append(d.frontier, &node{w: d.ex.own(s), key: s.key, sleep: slices.Clone(sleep), pushed: true})
 }
 
 // expansion expands states and collects what that found: successors

@@ -66,7 +66,7 @@ func main() {
 	noShrink := flag.Bool("no-shrink", false, "keep the counterexample as found")
 	asJSON := flag.Bool("json", false, "print the whole result as JSON")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the search to this file")
-	flag.IntVar(&cfg.Workers, "workers", 0, "goroutines of a bfs or dfs (0: one per CPU)")
+	flag.IntVar(&cfg.Workers, "workers", 0, "goroutines of a bfs (0: one per CPU)")
 	flag.StringVar(&cfg.Storage, "storage", "", "bfs/dfs state storage: fingerprint (default) or exact")
 	flag.Parse()
 	if *cpuProfile != "" {
