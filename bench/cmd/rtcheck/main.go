@@ -108,8 +108,12 @@ func main() {
 	if r.Found {
 		steps = strconv.Itoa(r.Step + 1)
 	}
+	workers := parallel.Workers(cfg.Workers)
+	if cfg.Strategy != check.BFS {
+		workers = 1 // only bfs runs on several goroutines
+	}
 	fmt.Printf("racetrack %s %+v: %s; states %d, transitions %d, runs %d; counterexample %s steps, %d choices; %.2fs; workers %d\n",
-		r.Strategy, r.Reductions, r.Verdict, r.States, r.Transitions, r.Runs, steps, r.Length, elapsed.Seconds(), parallel.Workers(cfg.Workers))
+		r.Strategy, r.Reductions, r.Verdict, r.States, r.Transitions, r.Runs, steps, r.Length, elapsed.Seconds(), workers)
 }
 
 func parseReductions(s, strategy string) (check.Reductions, error) {
