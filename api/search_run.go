@@ -141,7 +141,7 @@ func (p *searchPool) run(j *job) {
 func (p *searchPool) keep(j *job, res check.Result, start time.Time, state string) {
 	out := &SearchResult{Found: res.Found, Property: res.Property, Schedule: []int{}, Length: res.Length,
 		States: res.States, ElapsedMs: float64(time.Since(start).Microseconds()) / 1000, Exhaustive: res.Exhaustive,
-		Message: res.Violation, Step: res.Step}
+		Sampled: res.Sampled, Message: res.Violation, Step: res.Step}
 	errText := ""
 	if res.Error != "" && (!res.Found || state == StateFailed) {
 		state, errText = StateFailed, res.Error

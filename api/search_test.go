@@ -143,3 +143,34 @@ func TestSearchReductionsDefaultToTheStrategys(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, off, plan.explorer.Config().Reductions)
 }
+
+// A timed preset under bfs: with valueSamples the search finds the
+// deadlock and says the values were sampled; a horizon bounds a fixed
+// variant's search, which ends neither exhaustive nor found; without
+// valueSamples the search fails naming it.
+func TestTimedPresetSearch(t *testing.T) {
+	ts := newTestServer(t)
+	id := ts.startSearch(t, `{"scenario":"dining-philosophers","preset":"table","variant":"buggy","strategy":"bfs","valueSamples":3}`)
+	st := waitSearch(t, ts, id)
+	require.Equal(t, StateDone, st.State, "%+v", st)
+	assert.True(t, st.Result.Found)
+	assert.True(t, st.Result.Sampled)
+	assert.Equal(t, 3, st.Request.ValueSamples)
+
+	id = ts.startSearch(t, `{"scenario":"dining-philosophers","preset":"table","variant":"fixed","strategy":"bfs","valueSamples":2,"budget":{"horizonMs":8,"states":100000}}`)
+	st = waitSearch(t, ts, id)
+	require.Equal(t, StateDone, st.State, "%+v", st)
+	assert.False(t, st.Result.Found)
+	assert.False(t, st.Result.Exhaustive)
+	assert.True(t, st.Result.Sampled)
+	assert.Equal(t, int64(8), st.Request.Budget.HorizonMs)
+
+	id = ts.startSearch(t, `{"scenario":"dining-philosophers","preset":"table","strategy":"bfs"}`)
+	st = waitSearch(t, ts, id)
+	require.Equal(t, StateFailed, st.State, "%+v", st)
+	assert.Contains(t, st.Error, "valueSamples")
+
+	res := ts.post(t, "/api/v1/searches", `{"scenario":"dining-philosophers","preset":"table","strategy":"bfs","valueSamples":1}`)
+	require.Equal(t, http.StatusUnprocessableEntity, res.Status, "%s", res.Body)
+	assert.Contains(t, string(res.Body), "valueSamples")
+}

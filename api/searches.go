@@ -43,9 +43,12 @@ type SearchResult struct {
 	States     int     `json:"states"`
 	ElapsedMs  float64 `json:"elapsedMs"`
 	Exhaustive bool    `json:"exhaustive"`
-	Message    string  `json:"message,omitempty"`
-	Step       int     `json:"step,omitempty"`
-	Seed       uint64  `json:"seed"`
+	// Sampled: some drawn value was tried at sampled options only
+	// (valueSamples), so finding nothing is no proof.
+	Sampled bool   `json:"sampled,omitempty"`
+	Message string `json:"message,omitempty"`
+	Step    int    `json:"step,omitempty"`
+	Seed    uint64 `json:"seed"`
 }
 
 // SearchStatus is GET /api/v1/searches/{id}, and the stored record.
