@@ -40,10 +40,20 @@ type bfsEngine struct {
 	levels []levelLog
 	// cur is the sleep sets of the level being expanded, by entry.
 	curSleep sleepArena
-	phase    int
-	chunks   []*chunk
-	next     int // the next task to run in Step
-	scratch  Scratch
+	// A level is expanded and merged a wave of bfsWave states at a time,
+	// so that only one wave's candidates are held at once: levelN is the
+	// level's size, waveLo its first state not yet in a wave, next and
+	// nextSleep the next level as the waves merge it, and levelStates
+	// the states stored before the level.
+	levelN, waveLo int
+	nextLog        levelLog
+	nextSleep      sleepArena
+	levelStates    int
+	phase          int
+	// chunks are the current wave's.
+	chunks  []*chunk
+	next    int // the next task to run in Step
+	scratch Scratch
 	// scratches are the drivers' goroutines' (Explorer.Scratch).
 	scratches []*Scratch
 	cut       bool
@@ -55,8 +65,12 @@ const (
 	phaseMerge
 )
 
-// bfsChunk is the number of states of one expand task.
-const bfsChunk = 256
+// bfsChunk is the number of states of one expand task, bfsWave of a
+// wave (64 tasks).
+const (
+	bfsChunk = 256
+	bfsWave  = 64 * bfsChunk
+)
 
 // levelLog is the states found at one depth: entry i was reached from
 // entry parent[i] of the level above by the step whose choices are
@@ -195,13 +209,27 @@ func newBFSEngine(g *graphEngine, roots []*sim.World) *bfsEngine {
 
 // startLevel cuts the level being expanded into chunks.
 func (b *bfsEngine) startLevel() {
-	n := b.levels[b.depth].len()
+	b.levelN, b.waveLo = b.levels[b.depth].len(), 0
+	b.nextLog, b.nextSleep = levelLog{}, sleepArena{}
+	b.levelStates = b.g.store.Len()
+	b.g.x.prog.Frontier = b.levelN
+	b.startWave()
+}
+
+// startWave cuts the level's next wave into chunks. Waves are cut by
+// position, so they are the same for any number of workers; a wave's
+// expansions see the states the waves before it stored, which drops
+// their successors already stored before they are held, and decides
+// nothing differently: the merge would have dropped them in the same
+// order.
+func (b *bfsEngine) startWave() {
+	hi := min(b.levelN, b.waveLo+bfsWave)
 	b.chunks = b.chunks[:0]
-	for lo := 0; lo < n; lo += bfsChunk {
-		b.chunks = append(b.chunks, &chunk{lo: lo, hi: min(n, lo+bfsChunk)})
+	for lo := b.waveLo; lo < hi; lo += bfsChunk {
+		b.chunks = append(b.chunks, &chunk{lo: lo, hi: min(hi, lo+bfsChunk)})
 	}
+	b.waveLo = hi
 	b.phase, b.next = phaseExpand, 0
-	b.g.x.prog.Frontier = n
 }
 
 // tasks is the number of tasks of the current phase.
@@ -239,7 +267,7 @@ func (b *bfsEngine) endPhase() {
 			b.cut = b.cut || c.ex.cut
 			c.ex.flush()
 			if x.found != nil || x.err != nil {
-				x.prog.States = b.g.store.Len()
+				x.prog.States = b.levelStates
 				x.prog.Done = x.prog.Done || x.err != nil
 				b.chunks = nil
 				return
@@ -248,19 +276,23 @@ func (b *bfsEngine) endPhase() {
 		b.phase, b.next = phaseMerge, 0
 		return
 	}
-	var next levelLog
-	var sleep sleepArena
 	for _, c := range b.chunks {
 		for i := range c.cands {
 			cd := &c.cands[i]
 			if !cd.keep {
 				continue
 			}
-			next.addRaw(cd.parent, c.choices[c.start(uint32(i), choiceEnd):cd.choiceEnd])
-			sleep.addMasked(c.sleeps[c.start(uint32(i), sleepEnd):cd.sleepEnd], cd.mask)
+			b.nextLog.addRaw(cd.parent, c.choices[c.start(uint32(i), choiceEnd):cd.choiceEnd])
+			b.nextSleep.addMasked(c.sleeps[c.start(uint32(i), sleepEnd):cd.sleepEnd], cd.mask)
 		}
 	}
 	b.chunks = nil
+	if b.waveLo < b.levelN {
+		b.startWave()
+		return
+	}
+	next, sleep := b.nextLog, b.nextSleep
+	b.nextLog, b.nextSleep = levelLog{}, sleepArena{}
 	x.prog.States = b.g.store.Len()
 	if next.len() == 0 {
 		x.prog.Done, x.prog.Frontier = true, 0
