@@ -181,6 +181,7 @@ func search(ctx context.Context, e *env, cmd string, cfg check.Config, timeout t
 		}
 		stopped = ctx.Err() != nil
 	} else {
+		parallel.TuneGCForExhaustive(x.Config().Strategy)
 		for !parallel.Step(x, 256, x.Config().Workers).Done {
 			if ctx.Err() != nil {
 				stopped = true

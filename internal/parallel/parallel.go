@@ -13,7 +13,9 @@
 package parallel
 
 import (
+	"os"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 
@@ -87,4 +89,26 @@ func run(x *check.Explorer, n, workers int) {
 		}()
 	}
 	wg.Wait()
+}
+
+// ExhaustiveGCPercent is the GOGC a process running one exhaustive
+// search (bfs, dfs) from the command line sets, unless GOGC is in its
+// environment. Such a heap is mostly the visited set and the level logs,
+// arrays without pointers that the collector does not scan, so
+// collecting at 50 % growth instead of 100 % costs little (about 5 % more
+// time on vitess fixed C=3 ITER=2) and keeps the peak near the live heap
+// (peak RSS 108 -> 89 MB, 77 -> 62 bytes per stored state).
+const ExhaustiveGCPercent = 50
+
+// TuneGCForExhaustive sets ExhaustiveGCPercent for a command-line
+// process about to run an exhaustive search, unless the user set GOGC.
+// A server, which runs many things at once, keeps its own setting.
+func TuneGCForExhaustive(strategy string) {
+	if strategy != check.BFS && strategy != check.DFS {
+		return
+	}
+	if _, set := os.LookupEnv("GOGC"); set {
+		return
+	}
+	debug.SetGCPercent(ExhaustiveGCPercent)
 }

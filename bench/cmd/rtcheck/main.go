@@ -91,6 +91,7 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
+	parallel.TuneGCForExhaustive(cfg.Strategy)
 	r := parallel.Run(x, cfg.Workers)
 	elapsed := time.Since(start)
 	if err := x.Err(); err != nil {
