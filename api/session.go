@@ -91,11 +91,6 @@ type sessionConn struct {
 
 	mu   sync.Mutex // held while the session serves a request
 	sess *session.Session
-
-	// remote are the distributed searches of this socket, run as server
-	// jobs on the cluster, by request key (for cancel).
-	remoteMu sync.Mutex
-	remote   map[string]*job
 }
 
 // readLoop reads requests until the connection ends and returns why.
@@ -165,9 +160,6 @@ func (sc *sessionConn) readLoop(c *websocket.Conn, wg *sync.WaitGroup) error {
 // serve answers one request (Serve fails a request that panics on its
 // own; send logs the cause and hides it from the client).
 func (sc *sessionConn) serve(req session.Request) {
-	if sc.serveRemote(req) {
-		return
-	}
 	sc.mu.Lock()
 	locked := true
 	defer func() {
@@ -176,122 +168,6 @@ func (sc *sessionConn) serve(req session.Request) {
 		}
 	}()
 	sc.sess.Serve(req, &sessionPipe{sc: sc, locked: &locked})
-}
-
-// serveRemote answers what the session cannot: a search with
-// "distributed": true, which runs as a server job on the cluster (as
-// POST /api/v1/searches with distributed), and a cancel naming one. It
-// reports whether it answered the request.
-func (sc *sessionConn) serveRemote(req session.Request) bool {
-	switch req.Method {
-	case "search":
-		sreq, err := session.DecodeSearchRequest(req.Args)
-		if err != nil || !sreq.Distributed {
-			return false // the session answers it, errors included
-		}
-		sc.searchDistributed(req, sreq)
-		return true
-	case "cancel":
-		var a session.CancelArgs
-		if json.Unmarshal(req.Args, &a) != nil {
-			return false
-		}
-		sc.remoteMu.Lock()
-		j := sc.remote[a.ID]
-		sc.remoteMu.Unlock()
-		if j == nil {
-			return false
-		}
-		sc.s.searches.cancelJob(j)
-		sc.send(session.Reply(req.ID, session.Cancelled{ID: a.ID, Running: true}, nil))
-		return true
-	}
-	return false
-}
-
-// remoteProgressEvery is the least time between two progress reports of
-// a distributed search.
-const remoteProgressEvery = 100 * time.Millisecond
-
-// searchDistributed runs a distributed search as a server job and
-// answers it as the session answers a local one: progress on the
-// request's id, then the search's result (cancelled, timed out or
-// failed with the reason in its error). A socket that closes cancels it.
-func (sc *sessionConn) searchDistributed(req session.Request, sreq session.SearchRequest) {
-	key := req.Key()
-	sc.remoteMu.Lock()
-	if _, dup := sc.remote[key]; dup {
-		sc.remoteMu.Unlock()
-		sc.send(session.Reply(req.ID, nil, &session.Error{Code: session.CodeInvalid, Field: "id", Message: "a search with this id is already running"}))
-		return
-	}
-	if len(sc.remote) >= session.MaxSearches {
-		sc.remoteMu.Unlock()
-		sc.send(session.Reply(req.ID, nil, &session.Error{Code: session.CodeBusy,
-			Message: itoa64(session.MaxSearches) + " distributed searches are running on this socket, its limit; cancel one or wait"}))
-		return
-	}
-	if sc.remote == nil {
-		sc.remote = map[string]*job{}
-	}
-	sc.remote[key] = nil // the slot, taken before the job exists
-	sc.remoteMu.Unlock()
-	defer func() {
-		sc.remoteMu.Lock()
-		delete(sc.remote, key)
-		sc.remoteMu.Unlock()
-	}()
-	j, err := sc.s.startSearch(sreq)
-	if err != nil {
-		sc.send(session.Reply(req.ID, nil, toSessionError(err)))
-		return
-	}
-	sc.remoteMu.Lock()
-	sc.remote[key] = j
-	sc.remoteMu.Unlock()
-	cfg := j.plan.explorer.Config()
-	budget := cfg.Budget.Runs
-	if cfg.Strategy == check.BFS {
-		budget = cfg.Budget.States
-	}
-	st, changed := j.snapshot()
-	tick := time.NewTicker(remoteProgressEvery)
-	defer tick.Stop()
-	dirty := false
-	for !st.final() {
-		select {
-		case <-sc.ctx.Done():
-			sc.s.searches.cancelJob(j) // the client is gone
-			return
-		case <-changed:
-			st, changed = j.snapshot()
-			dirty = st.State == StateRunning
-			continue
-		case <-tick.C:
-		}
-		if dirty {
-			p := st.Progress
-			if !sc.send(session.Message{ID: req.ID, Progress: &session.SearchProgress{
-				Progress: check.Progress{States: p.States, Runs: p.Runs, Depth: p.Depth}, Budget: budget}}) {
-				sc.s.searches.cancelJob(j)
-				return
-			}
-		}
-		dirty = false
-	}
-	j.mu.Lock()
-	out, timedOut := j.outcome, j.timedOut
-	j.mu.Unlock()
-	res := session.SearchResult{Cancelled: st.State == StateCancelled, TimedOut: timedOut}
-	if out != nil {
-		res.Result = *out
-	} else { // finished before it ran (cancelled while queued)
-		res.Result = check.Result{Strategy: cfg.Strategy, Verdict: check.VerdictNone, Property: cfg.Property, Error: st.Error}
-	}
-	if res.Error == "" && st.State == StateFailed {
-		res.Error = st.Error
-	}
-	sc.send(session.Reply(req.ID, res, nil))
 }
 
 // send queues a message; internal error text stays in the log.
@@ -325,6 +201,53 @@ func (p *sessionPipe) Now() time.Duration { return time.Since(p.sc.start) }
 // as the server's search jobs do.
 func (p *sessionPipe) Step(x *check.Explorer, n, workers int) check.Progress {
 	return sessionStep(x, n, workers)
+}
+
+// Distribute runs a search with "distributed": true as a server job on
+// the cluster (as POST /api/v1/searches does; without a cluster the
+// refusal names distributed), for the session to report (a
+// session.Distributor).
+func (p *sessionPipe) Distribute(req session.SearchRequest) (session.Remote, error) {
+	j, err := p.sc.s.startSearch(req)
+	if err != nil {
+		return nil, toSessionError(err)
+	}
+	return remoteJob{p: p.sc.s.searches, j: j}, nil
+}
+
+// remoteJob is a server search job seen as a session.Remote.
+type remoteJob struct {
+	p *searchPool
+	j *job
+}
+
+func (r remoteJob) Poll() (session.SearchProgress, bool) {
+	st, _ := r.j.snapshot()
+	p := st.Progress
+	return session.SearchProgress{Progress: check.Progress{States: p.States, Runs: p.Runs, Depth: p.Depth},
+		Budget: session.ProgressBudget(r.j.plan.explorer.Config())}, st.final()
+}
+
+func (r remoteJob) Cancel() { r.p.cancelJob(r.j) }
+
+// Result is the job's result as the session answers a search: a job
+// cancelled while queued has no outcome, only its state.
+func (r remoteJob) Result() session.SearchResult {
+	st, _ := r.j.snapshot()
+	r.j.mu.Lock()
+	out, timedOut := r.j.outcome, r.j.timedOut
+	r.j.mu.Unlock()
+	res := session.SearchResult{Cancelled: st.State == StateCancelled, TimedOut: timedOut}
+	if out != nil {
+		res.Result = *out
+	} else {
+		cfg := r.j.plan.explorer.Config()
+		res.Result = check.Result{Strategy: cfg.Strategy, Verdict: check.VerdictNone, Property: cfg.Property, Error: st.Error}
+	}
+	if res.Error == "" && st.State == StateFailed {
+		res.Error = st.Error
+	}
+	return res
 }
 
 // sessionStep is parallel.Step (a variable, so that a test can see the

@@ -163,12 +163,16 @@ func (s *Session) Plan(req SearchRequest) (*Search, error) {
 	if err != nil {
 		return nil, AsError(err, "")
 	}
-	cfg := x.Config()
-	budget := cfg.Budget.Runs
+	return &Search{x: x, budget: ProgressBudget(x.Config()), seconds: seconds}, nil
+}
+
+// ProgressBudget is the budget a search's progress counts towards: its
+// states for bfs and dfs, its runs otherwise.
+func ProgressBudget(cfg check.Config) int {
 	if cfg.Strategy == check.BFS || cfg.Strategy == check.DFS {
-		budget = cfg.Budget.States
+		return cfg.Budget.States
 	}
-	return &Search{x: x, budget: budget, seconds: seconds}, nil
+	return cfg.Budget.Runs
 }
 
 // StartSearch decodes and plans a search and keeps it under id, so that
@@ -185,7 +189,11 @@ func (s *Session) StartSearch(id string, args json.RawMessage) (*Search, error) 
 		return nil, errorf(CodeBusy, "", "%d searches are running in this session, its limit; cancel one or wait", MaxSearches)
 	}
 	if req.Distributed {
-		return nil, errorf(CodeInvalid, "distributed", "this engine steps its searches itself; a distributed search runs on a server with NATS (the server engine's session socket, or POST /api/v1/searches)")
+		// The transport runs it (Distributor); Serve refuses it on a
+		// pipe that cannot.
+		q := &Search{s: s, id: id, req: req, distributed: true}
+		s.searches[id] = q
+		return q, nil
 	}
 	q, err := s.Plan(req)
 	if err != nil {
@@ -224,15 +232,40 @@ func (s *Session) Cancel(id string) (Cancelled, error) {
 	return Cancelled{ID: id, Running: ok}, nil
 }
 
-// Search is a search being stepped by a transport.
+// Search is a search being stepped by a transport, or run by it
+// elsewhere (distributed: see Distributor).
 type Search struct {
-	s         *Session
-	id        string
-	x         *check.Explorer
-	budget    int
-	seconds   float64
-	cancelled bool
+	s           *Session
+	id          string
+	x           *check.Explorer
+	budget      int
+	seconds     float64
+	cancelled   bool
+	req         SearchRequest
+	distributed bool
 }
+
+// Distributor is a pipe that can run a search on a cluster (the server's
+// session socket, when the server has NATS): Distribute starts req
+// there. The session keeps the search under its id (a cancel reaches
+// it), reports its progress and answers with its result, as for a search
+// it steps itself; a pipe that is no Distributor gets "distributed"
+// refused, naming the field.
+type Distributor interface {
+	Distribute(req SearchRequest) (Remote, error)
+}
+
+// Remote is a search a Distributor runs: Poll reports its progress and
+// whether it has ended, Result is its result once it has, Cancel stops
+// it (Poll then reports its end).
+type Remote interface {
+	Poll() (SearchProgress, bool)
+	Result() SearchResult
+	Cancel()
+}
+
+// remotePoll is how often a distributed search is polled.
+const remotePoll = 50 * time.Millisecond
 
 // SearchProgress is one progress report.
 type SearchProgress struct {

@@ -37,6 +37,10 @@ func (s *Session) Serve(req Request, p Pipe) {
 	v, err := s.Call(req.Key(), req.Method, req.Args)
 	switch x := v.(type) {
 	case *Search:
+		if x.distributed {
+			s.runRemote(x, req, p)
+			return
+		}
 		p.Send(Reply(req.ID, s.runSearch(x, req, p), nil))
 	case *Player:
 		s.runPlayer(x, req, p)
@@ -65,6 +69,45 @@ func (s *Session) runSearch(q *Search, req Request, p Pipe) SearchResult {
 			}
 		},
 	})
+}
+
+// runRemote runs a distributed search through the pipe's Distributor:
+// progress at most every progressEvery, a cancel passed on, the result
+// (or the refusal) on the request's id. A pipe that closes cancels it.
+func (s *Session) runRemote(q *Search, req Request, p Pipe) {
+	defer delete(s.searches, q.id)
+	d, ok := p.(Distributor)
+	if !ok {
+		p.Send(Reply(req.ID, nil, errorf(CodeInvalid, "distributed", "this engine steps its searches itself; a distributed search runs on a server with NATS (the server engine's session socket, or POST /api/v1/searches)")))
+		return
+	}
+	r, err := d.Distribute(q.req)
+	if err != nil {
+		p.Send(Reply(req.ID, nil, err))
+		return
+	}
+	var sent SearchProgress
+	last := p.Now() - progressEvery
+	for {
+		pr, done := r.Poll()
+		if done {
+			break
+		}
+		if q.cancelled {
+			r.Cancel()
+		} else if now := p.Now(); now-last >= progressEvery && pr != sent {
+			last, sent = now, pr
+			if !p.Send(Message{ID: req.ID, Progress: &pr}) {
+				r.Cancel()
+				return
+			}
+		}
+		if !p.Wait(remotePoll) {
+			r.Cancel() // the client is gone
+			return
+		}
+	}
+	p.Send(Reply(req.ID, r.Result(), nil))
 }
 
 func (s *Session) runPlayer(pl *Player, req Request, p Pipe) {
