@@ -43,6 +43,9 @@
 // starts no goroutine, and builds for js/wasm: a search's workers run on
 // the transport's goroutines when its pipe is a Stepper (the server's
 // socket), and on the caller's alone otherwise (the wasm worker, whose
-// Limits refuse workers above 1). ForkTree builds a fork tree from any
+// Limits refuse workers above 1). A search with "distributed": true is
+// one of the session's searches too (its id, the limit, cancel, progress,
+// the result), run through the pipe when it is a Distributor (the
+// server's socket hands it to its job pool) and refused otherwise. ForkTree builds a fork tree from any
 // source of runs and edges (the session's memory, a server's store).
 package session
