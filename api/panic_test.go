@@ -9,26 +9,11 @@ import (
 
 	"github.com/racetrack-sim/racetrack/core/philo"
 	"github.com/racetrack-sim/racetrack/core/scenario"
-	"github.com/racetrack-sim/racetrack/core/sim"
+	"github.com/racetrack-sim/racetrack/core/scenario/scenariotest"
 )
 
-// brokenModel panics on its first step: a bug in a model must fail the
-// request (or the search) that met it, never the server.
-type brokenModel struct{ sim.Model }
-
-func (brokenModel) Handle(*sim.World, *sim.Proc, *sim.Event) sim.Action {
-	panic("model bug: secret internal detail")
-}
-
 func brokenRegistry() *scenario.Registry {
-	sc := philo.Scenario()
-	sc.ID = "broken"
-	inner := sc.New
-	sc.New = func(variant string, v scenario.Values) (sim.Model, error) {
-		m, err := inner(variant, v)
-		return brokenModel{m}, err
-	}
-	return scenario.NewRegistry(philo.Scenario(), sc)
+	return scenario.NewRegistry(philo.Scenario(), scenariotest.Broken(philo.Scenario(), "broken", "model bug: secret internal detail"))
 }
 
 func TestModelPanicFailsOnlyItsRequest(t *testing.T) {

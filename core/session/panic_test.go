@@ -7,16 +7,9 @@ import (
 
 	"github.com/racetrack-sim/racetrack/core/philo"
 	"github.com/racetrack-sim/racetrack/core/scenario"
+	"github.com/racetrack-sim/racetrack/core/scenario/scenariotest"
 	"github.com/racetrack-sim/racetrack/core/session"
-	"github.com/racetrack-sim/racetrack/core/sim"
 )
-
-// brokenModel panics on its first step, as a model with a bug would.
-type brokenModel struct{ sim.Model }
-
-func (brokenModel) Handle(*sim.World, *sim.Proc, *sim.Event) sim.Action {
-	panic("model bug")
-}
 
 // recorder is a pipe that keeps what the session sends.
 type recorder struct{ got []session.Message }
@@ -29,14 +22,7 @@ func (*recorder) Wait(time.Duration) bool       { return true }
 // error naming the method and the panic, and the session goes on: every
 // transport relies on Serve for this.
 func TestServeFailsOnlyTheRequestThatPanics(t *testing.T) {
-	sc := philo.Scenario()
-	sc.ID = "broken"
-	inner := sc.New
-	sc.New = func(variant string, v scenario.Values) (sim.Model, error) {
-		m, err := inner(variant, v)
-		return brokenModel{m}, err
-	}
-	s := session.New(session.Config{Registry: scenario.NewRegistry(philo.Scenario(), sc)})
+	s := session.New(session.Config{Registry: scenario.NewRegistry(philo.Scenario(), scenariotest.Broken(philo.Scenario(), "broken", "model bug"))})
 	serve := func(text string) session.Message {
 		t.Helper()
 		req, err := session.DecodeRequest([]byte(text))
