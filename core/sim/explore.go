@@ -83,6 +83,40 @@ func (w *World) HashPermuted(p *Permutation, model func(h *Hasher)) uint64 {
 	return h.Sum()
 }
 
+// packedFlag marks the one-word forms of foldProc and foldEvent: their
+// longer forms start with a word below it, so the encodings of the two
+// forms never meet.
+const packedFlag = 1 << 63
+
+// small reports whether v+1 fits in 16 bits (v >= -1).
+func small(v int) bool { return v >= -1 && v < 1<<16-1 }
+
+// foldProc folds a process's scheduling state: one word when its fields
+// are small (most states), else each field.
+func foldProc(h *Hasher, status ProcStatus, pc int, blockedOn MutexID, waitingOn CondID) {
+	if pc >= 0 && pc < 1<<23 && small(int(blockedOn)) && small(int(waitingOn)) {
+		h.Uint64(packedFlag | uint64(pc)<<40 | uint64(blockedOn+1)<<24 | uint64(waitingOn+1)<<8 | uint64(status))
+		return
+	}
+	h.Int(int(status))
+	h.Int(pc)
+	h.Int(int(blockedOn))
+	h.Int(int(waitingOn))
+}
+
+// foldEvent folds what identifies a pending event besides its time:
+// one word when every field is small, else each field.
+func foldEvent(h *Hasher, proc int, kind EventKind, from, obj int) {
+	if small(proc) && small(from) && small(obj) {
+		h.Uint64(packedFlag | uint64(kind)<<48 | uint64(proc+1)<<32 | uint64(from+1)<<16 | uint64(obj+1))
+		return
+	}
+	h.Int(proc)
+	h.Int(int(kind))
+	h.Int(from)
+	h.Int(obj)
+}
+
 // FoldPermuted folds into h the state HashPermuted hashes. When h records
 // (NewEncoder), the record is the canonical encoding of that state: the
 // pending events, a multiset, are encoded in sorted order, so equal
@@ -104,10 +138,7 @@ func (w *World) FoldPermuted(h *Hasher, p *Permutation, model func(h *Hasher)) {
 			i = int(procInv[j])
 		}
 		q := &w.procs[i]
-		h.Int(int(q.Status))
-		h.Int(q.PC)
-		h.Int(int(p.mutex(q.BlockedOn)))
-		h.Int(int(q.WaitingOn))
+		foldProc(h, q.Status, q.PC, p.mutex(q.BlockedOn), q.WaitingOn)
 	}
 	for i := range w.nodes {
 		h.Bool(w.nodes[i].Down)
@@ -146,18 +177,14 @@ func (w *World) FoldPermuted(h *Hasher, p *Permutation, model func(h *Hasher)) {
 			eh = NewEncoder(nil)
 		}
 		eh.Int64(int64(e.At - w.now))
-		eh.Int(int(p.proc(e.Proc)))
-		eh.Int(int(e.Kind))
+		from, obj := int(e.From), e.Timer
 		if e.Kind == EvDeliver {
-			eh.Int(int(p.proc(e.From)))
-		} else {
-			eh.Int(int(e.From))
+			from = int(p.proc(e.From))
 		}
 		if e.Kind == EvAcquire {
-			eh.Int(int(p.mutex(e.Mutex)))
-		} else {
-			eh.Int(e.Timer)
+			obj = int(p.mutex(e.Mutex))
 		}
+		foldEvent(&eh, int(p.proc(e.Proc)), e.Kind, from, obj)
 		switch pl := e.Payload.(type) {
 		case nil:
 		case Hashable:

@@ -101,6 +101,7 @@ func (w *World) Crash(n NodeID) {
 	}
 	node.Down = true
 	node.Incarnation++
+	w.crashes++
 	for i := range w.procs {
 		if w.procs[i].Node == n {
 			w.procs[i].Status = Crashed

@@ -83,3 +83,41 @@ func (q *eventQueue) pop() Event {
 	*q = h
 	return top
 }
+
+// remove takes out the event at index i.
+func (q *eventQueue) remove(i int) Event {
+	h := *q
+	n := len(h) - 1
+	e := h[i]
+	h[i] = h[n]
+	h[n] = Event{}
+	h = h[:n]
+	*q = h
+	if i < n {
+		// The moved event may belong above i or below it.
+		for i > 0 {
+			p := (i - 1) / 2
+			if !h.less(i, p) {
+				break
+			}
+			h[i], h[p] = h[p], h[i]
+			i = p
+		}
+		for {
+			l := 2*i + 1
+			if l >= n {
+				break
+			}
+			m := l
+			if r := l + 1; r < n && h.less(r, l) {
+				m = r
+			}
+			if !h.less(m, i) {
+				break
+			}
+			h[i], h[m] = h[m], h[i]
+			i = m
+		}
+	}
+	return e
+}

@@ -191,10 +191,14 @@ func (w *World) dropStaleHead() {
 // stale reports whether an event can no longer fire: a cancelled timer,
 // or an event for a node that crashed since it was scheduled.
 func (w *World) stale(e *Event) bool {
-	if e.Kind == EvTimer {
+	if e.Kind == EvTimer && len(w.cancelled) > 0 {
 		if _, ok := w.cancelled[e.TimerID]; ok {
 			return true
 		}
+	}
+	if w.crashes == 0 {
+		// No node ever went down: every incarnation is still 0.
+		return false
 	}
 	n := &w.nodes[w.procs[e.Proc].Node]
 	return n.Down || n.Incarnation != e.inc
@@ -222,10 +226,16 @@ func (w *World) next() (Event, bool) {
 	if len(w.queue) == 0 {
 		return Event{}, false
 	}
-	e := w.queue.pop()
-	if len(w.queue) == 0 || w.queue[0].At != e.At {
-		return e, true
+	if q := w.queue; len(q) == 1 || (q[1].At != q[0].At && (len(q) < 3 || q[2].At != q[0].At)) {
+		// One event is next (the heap's children of its root are later).
+		return w.queue.pop(), true
 	}
+	if w.crashes == 0 && len(w.cancelled) == 0 {
+		if e, ok, done := w.nextInPlace(); done {
+			return e, ok
+		}
+	}
+	e := w.queue.pop()
 	ties := append(w.ties[:0], e)
 	for len(w.queue) > 0 && w.queue[0].At == e.At {
 		x := w.queue.pop()
@@ -253,6 +263,42 @@ func (w *World) next() (Event, bool) {
 	}
 	w.ties = ties[:0]
 	return chosen, w.err == nil
+}
+
+// nextInPlace is next when no event can be stale: it finds the events
+// tied for the earliest time where they are in the heap and takes out
+// only the one chosen (next pops them all and pushes the others back).
+// done is false when a tie is a message delivery (whose FIFO order next
+// handles).
+func (w *World) nextInPlace() (e Event, ok, done bool) {
+	at := w.queue[0].At
+	idx := w.tieIdx[:0]
+	ties := w.ties[:0]
+	for i := range w.queue {
+		if w.queue[i].At != at {
+			continue
+		}
+		if w.queue[i].Kind == EvDeliver {
+			return Event{}, false, false
+		}
+		// Insertion in (time, seq) order: the order next pops them in.
+		j := len(idx)
+		idx, ties = append(idx, int32(i)), append(ties, w.queue[i])
+		for j > 0 && ties[j-1].seq > ties[j].seq {
+			idx[j-1], idx[j] = idx[j], idx[j-1]
+			ties[j-1], ties[j] = ties[j], ties[j-1]
+			j--
+		}
+	}
+	procs := w.tieProcs[:0]
+	for i := range ties {
+		procs = append(procs, ties[i].Proc)
+	}
+	w.tieProcs = procs
+	k := w.choose(ChooseEvent, len(ties), "next event", procs)
+	e = w.queue.remove(int(idx[k]))
+	w.tieIdx, w.ties = idx[:0], ties[:0]
+	return e, w.err == nil, true
 }
 
 func (w *World) exec(e *Event) {

@@ -38,7 +38,7 @@ func (w *World) cloneExceptSchedule() *World {
 	c.violations = slices.Clone(w.violations)
 	c.reached = slices.Clone(w.reached)
 	c.last = slices.Clone(w.last)
-	c.ties, c.tieProcs = nil, nil
+	c.ties, c.tieProcs, c.tieIdx = nil, nil, nil
 	c.ownsSchedule = false
 	return &c
 }
@@ -56,37 +56,48 @@ func (w *World) SnapshotInto(dst *World) *World {
 	if dst == nil {
 		dst = &World{}
 	}
+	// Keep dst's buffers (only those: copying the whole world twice
+	// costs more than the rest of a small world's copy).
 	m := dst.model
-	c := *dst
+	queue, nodes, procs, mutexes, conds := dst.queue, dst.nodes, dst.procs, dst.mutexes, dst.conds
+	links, lastFIFO, cancelled := dst.net.links, dst.net.lastFIFO, dst.cancelled
+	violated, violations, reached, last := dst.violated, dst.violations, dst.reached, dst.last
+	ties, tieProcs, tieIdx := dst.ties, dst.tieProcs, dst.tieIdx
+	oldSched, ownsSched := dst.schedule, dst.ownsSchedule
 	*dst = *w
 	dst.model = cloneModelInto(w.model, m)
 	dst.chooser = nil
 	dst.trace = nil
 	dst.opts.Trace = false
-	dst.queue = append(c.queue[:0], w.queue...)
-	dst.nodes = append(c.nodes[:0], w.nodes...)
-	dst.procs = append(c.procs[:0], w.procs...)
-	dst.mutexes = copyWaited(c.mutexes, w.mutexes, func(m *Mutex) *[]ProcID { return &m.Waiters })
-	dst.conds = copyWaited(c.conds, w.conds, func(c *Cond) *[]ProcID { return &c.Waiters })
-	dst.net.links = append(c.net.links[:0], w.net.links...)
-	dst.net.lastFIFO = append(c.net.lastFIFO[:0], w.net.lastFIFO...)
-	dst.cancelled = c.cancelled
-	if dst.cancelled == nil {
-		dst.cancelled = make(map[int64]struct{}, len(w.cancelled))
+	dst.queue = append(queue[:0], w.queue...)
+	dst.nodes = append(nodes[:0], w.nodes...)
+	dst.procs = append(procs[:0], w.procs...)
+	dst.mutexes = copyMutexes(mutexes, w.mutexes)
+	dst.conds = copyConds(conds, w.conds)
+	dst.net.links = append(links[:0], w.net.links...)
+	dst.net.lastFIFO = append(lastFIFO[:0], w.net.lastFIFO...)
+	// An empty set of cancelled timers may be nil (CancelTimer makes it).
+	dst.cancelled = cancelled
+	if len(dst.cancelled) > 0 {
+		clear(dst.cancelled)
 	}
-	clear(dst.cancelled)
-	maps.Copy(dst.cancelled, w.cancelled)
-	dst.violated = append(c.violated[:0], w.violated...)
-	dst.violations = append(c.violations[:0], w.violations...)
-	dst.reached = append(c.reached[:0], w.reached...)
-	dst.last = append(c.last[:0], w.last...)
-	dst.ties, dst.tieProcs = c.ties[:0], c.tieProcs[:0]
+	if len(w.cancelled) > 0 {
+		if dst.cancelled == nil {
+			dst.cancelled = make(map[int64]struct{}, len(w.cancelled))
+		}
+		maps.Copy(dst.cancelled, w.cancelled)
+	}
+	dst.violated = append(violated[:0], w.violated...)
+	dst.violations = append(violations[:0], w.violations...)
+	dst.reached = append(reached[:0], w.reached...)
+	dst.last = append(last[:0], w.last...)
+	dst.ties, dst.tieProcs, dst.tieIdx = ties[:0], tieProcs[:0], tieIdx[:0]
 	// The schedule is copied into memory dst owns (and may overwrite
 	// when it is recycled again), never shared: a snapshot aliasing it
 	// would see it change.
 	var sched []int
-	if c.ownsSchedule {
-		sched = c.schedule[:0]
+	if ownsSched {
+		sched = oldSched[:0]
 	}
 	if cap(sched) < len(w.schedule)+1 {
 		sched = make([]int, 0, len(w.schedule)+16)
@@ -95,18 +106,41 @@ func (w *World) SnapshotInto(dst *World) *World {
 	return dst
 }
 
-// copyWaited copies src into dst's memory, with each element's waiter
-// list (reached by waiters) copied into the list dst's element had.
-func copyWaited[T any](dst, src []T, waiters func(*T) *[]ProcID) []T {
+// copyMutexes copies src into dst's memory, each waiter list into the
+// list dst's mutex had.
+func copyMutexes(dst, src []Mutex) []Mutex {
 	old := dst[:cap(dst)]
-	dst = dst[:0]
+	if cap(dst) < len(src) {
+		dst, old = make([]Mutex, len(src)), old[:0]
+	} else {
+		dst = dst[:len(src)]
+	}
 	for i := range src {
 		var keep []ProcID
 		if i < len(old) {
-			keep = *waiters(&old[i])
+			keep = old[i].Waiters
 		}
-		dst = append(dst, src[i])
-		*waiters(&dst[i]) = append(keep[:0], *waiters(&src[i])...)
+		dst[i] = src[i]
+		dst[i].Waiters = append(keep[:0], src[i].Waiters...)
+	}
+	return dst
+}
+
+// copyConds is copyMutexes for condition variables.
+func copyConds(dst, src []Cond) []Cond {
+	old := dst[:cap(dst)]
+	if cap(dst) < len(src) {
+		dst, old = make([]Cond, len(src)), old[:0]
+	} else {
+		dst = dst[:len(src)]
+	}
+	for i := range src {
+		var keep []ProcID
+		if i < len(old) {
+			keep = old[i].Waiters
+		}
+		dst[i] = src[i]
+		dst[i].Waiters = append(keep[:0], src[i].Waiters...)
 	}
 	return dst
 }

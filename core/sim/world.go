@@ -102,6 +102,9 @@ type World struct {
 	timerSeq  int64
 	cancelled map[int64]struct{}
 	msgSeq    MsgID
+	// crashes counts node crashes so far: while it is 0 no event is
+	// stale for its node's incarnation (see stale).
+	crashes int32
 
 	steps    int
 	schedule []int
@@ -124,6 +127,7 @@ type World struct {
 	event    Event // the event being executed
 	ties     []Event
 	tieProcs []ProcID
+	tieIdx   []int32
 	choice   Choice
 }
 
@@ -328,7 +332,12 @@ func (w *World) SetTimer(p ProcID, d Time, tag int) int64 {
 }
 
 // CancelTimer cancels a timer that has not fired yet.
-func (w *World) CancelTimer(id int64) { w.cancelled[id] = struct{}{} }
+func (w *World) CancelTimer(id int64) {
+	if w.cancelled == nil {
+		w.cancelled = map[int64]struct{}{}
+	}
+	w.cancelled[id] = struct{}{}
+}
 
 func (w *World) causeHere() int32 {
 	if !w.started {
