@@ -23,6 +23,18 @@ type Symmetric interface {
 	HashPermuted(h *sim.Hasher, p *sim.Permutation)
 }
 
+// ProcSignatures is implemented by Symmetric models that can say what of
+// their state belongs to one process alone: values a renaming moves with
+// their process (a client's counters and flags), never a reference to
+// another process or mutex. hash adds them to the kernel's part of each
+// process's signature, so that fewer renamings tie for the least
+// signature vector and fewer are hashed. Any function of the process's
+// own state is sound; one that maps different states to one value only
+// leaves more ties.
+type ProcSignatures interface {
+	ProcSignature(w *sim.World, p sim.ProcID) uint64
+}
+
 // UnlockedSharing says whether a model's threads share state outside the
 // kernel's mutexes (atomics, racy reads). The sleep-set and partial-order
 // reductions assume that steps of different threads touching different
@@ -255,7 +267,8 @@ func newGraph(x *Explorer) (*graphEngine, []*sim.World, error) {
 // When the symmetries form a group G, it hashes only the renamings p
 // whose process signatures (status, pc, condition waited on: what the
 // state hash folds of each process that no renaming changes), read in
-// the renamed order, are least. For a state t = q·s of s's orbit the
+// the renamed order, are least (with the model's part of each process,
+// ProcSignatures). For a state t = q·s of s's orbit the
 // renamed states {p·t : p in G} are {p·s : p in G}, so the least
 // signature vector and the renamings reaching it cover the same states,
 // and the least hash among them is the same for the whole orbit: the
@@ -280,11 +293,25 @@ func (e *graphEngine) hash(w *sim.World, h *sim.Hasher) uint64 {
 		return best
 	}
 	procs := w.Procs()
+	var sigBuf [64]signature
+	sigs := sigBuf[:0]
+	if len(procs) > len(sigBuf) {
+		sigs = make([]signature, 0, len(procs))
+	}
+	ps, _ := m.(ProcSignatures)
+	for j := range procs {
+		q := &procs[j]
+		s := signature{kernel: uint64(q.Status)<<32 | uint64(uint32(q.WaitingOn)), pc: q.PC}
+		if ps != nil {
+			s.model = ps.ProcSignature(w, sim.ProcID(j))
+		}
+		sigs = append(sigs, s)
+	}
 	least := -1 // index into perms of a least signature vector; -1: identity
 	var cands [64]int
 	ties := append(cands[:0], -1)
 	for i := range e.perms {
-		switch c := compareSignatures(procs, e.invs[i], e.invOf(least)); {
+		switch c := compareSignatures(sigs, e.invs[i], e.invOf(least)); {
 		case c < 0:
 			least, ties = i, append(ties[:0], i)
 		case c == 0:
@@ -315,24 +342,33 @@ func (e *graphEngine) invOf(i int) []sim.ProcID {
 	return e.invs[i]
 }
 
+// signature is what hash compares of a process: its status, condition
+// waited on and pc, and what the model says belongs to it alone
+// (ProcSignatures).
+type signature struct {
+	kernel uint64
+	pc     int
+	model  uint64
+}
+
 // compareSignatures compares the process signatures of a state read in
 // the order of two renamings' inverses (nil: the identity).
-func compareSignatures(procs []sim.Proc, a, b []sim.ProcID) int {
-	for j := range procs {
-		x, y := &procs[j], &procs[j]
+func compareSignatures(sigs []signature, a, b []sim.ProcID) int {
+	for j := range sigs {
+		x, y := &sigs[j], &sigs[j]
 		if a != nil {
-			x = &procs[a[j]]
+			x = &sigs[a[j]]
 		}
 		if b != nil {
-			y = &procs[b[j]]
+			y = &sigs[b[j]]
 		}
-		if c := cmp.Compare(x.Status, y.Status); c != 0 {
+		if c := cmp.Compare(x.kernel, y.kernel); c != 0 {
 			return c
 		}
-		if c := cmp.Compare(x.PC, y.PC); c != 0 {
+		if c := cmp.Compare(x.pc, y.pc); c != 0 {
 			return c
 		}
-		if c := cmp.Compare(x.WaitingOn, y.WaitingOn); c != 0 {
+		if c := cmp.Compare(x.model, y.model); c != 0 {
 			return c
 		}
 	}

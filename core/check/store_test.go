@@ -7,6 +7,7 @@ import (
 	"github.com/racetrack-sim/racetrack/core/catalog"
 	"github.com/racetrack-sim/racetrack/core/check"
 	"github.com/racetrack-sim/racetrack/core/sim"
+	"github.com/racetrack-sim/racetrack/core/vitess"
 )
 
 func vitessLock(strategy, variant string, clients, iter int, red check.Reductions) check.Config {
@@ -58,6 +59,9 @@ func TestStorageIsValidated(t *testing.T) {
 // signatures least keeps the key canonical: the same states as the least
 // hash over every renaming, and as exact storage (the least encoding),
 // with the same verdicts and shortest counterexamples.
+// The vitess model tells hash its clients' own state.
+var _ check.ProcSignatures = (*vitess.Manager)(nil)
+
 func TestSignaturePruningKeepsTheKeyCanonical(t *testing.T) {
 	reg := catalog.New()
 	sym := check.Reductions{Symmetry: true}

@@ -197,7 +197,7 @@ func (w *World) FoldPermuted(h *Hasher, p *Permutation, model func(h *Hasher)) {
 		default:
 			eh.String(fmt.Sprintf("%T%+v", pl, pl))
 		}
-		events += Mix64(eh.Sum())
+		events += eh.Sum() // already avalanched: the sum is over mixed values
 		if h.rec {
 			encoded = append(encoded, eh.buf)
 		}

@@ -396,15 +396,7 @@ func (m *Manager) HashPermuted(h *sim.Hasher, p *sim.Permutation) {
 	h.Int(m.stored)
 	h.Int(m.cached)
 	for _, i := range inv {
-		h.Bool(m.subscribed[i])
-		h.Bool(m.busy[i])
-		h.Int(m.batch[i])
-		h.Int(m.sending[i])
-		h.Bool(m.sendFailed[i])
-		h.Int(m.cyclesDone[i])
-		if m.cfg.EngineMutex {
-			h.Bool(m.inEngine[i])
-		}
+		m.foldClient(h, i)
 	}
 	h.Int(m.ticksLeft)
 	h.Bool(m.pollerStopped)
@@ -428,6 +420,56 @@ func (m *Manager) HashPermuted(h *sim.Hasher, p *sim.Permutation) {
 		// states apart that might have merged.
 		h.Int64(int64(m.tickStart))
 	}
+}
+
+// clientWord packs client i's own state in one word, when its counters
+// fit in 16 bits (bit 63 set: the long form of foldClient starts below
+// it).
+func (m *Manager) clientWord(i int) (uint64, bool) {
+	if !fits16(m.batch[i]) || !fits16(m.sending[i]) || !fits16(m.cyclesDone[i]) {
+		return 0, false
+	}
+	v := uint64(1)<<63 | uint64(m.batch[i])<<40 | uint64(m.sending[i])<<24 | uint64(m.cyclesDone[i])<<8
+	for b, f := range [...]bool{m.subscribed[i], m.busy[i], m.sendFailed[i], m.cfg.EngineMutex && m.inEngine[i]} {
+		if f {
+			v |= 1 << b
+		}
+	}
+	return v, true
+}
+
+func fits16(v int) bool { return v >= 0 && v < 1<<16 }
+
+// foldClient folds client i's own state: one word when it fits.
+func (m *Manager) foldClient(h *sim.Hasher, i int) {
+	if v, ok := m.clientWord(i); ok {
+		h.Uint64(v)
+		return
+	}
+	h.Bool(m.subscribed[i])
+	h.Bool(m.busy[i])
+	h.Int(m.batch[i])
+	h.Int(m.sending[i])
+	h.Bool(m.sendFailed[i])
+	h.Int(m.cyclesDone[i])
+	if m.cfg.EngineMutex {
+		h.Bool(m.inEngine[i])
+	}
+}
+
+// ProcSignature is the state of client thread p that renaming moves
+// with it (check.ProcSignatures); 0 for the other threads.
+func (m *Manager) ProcSignature(w *sim.World, p sim.ProcID) uint64 {
+	i := m.client(p)
+	if i < 0 {
+		return 0
+	}
+	if v, ok := m.clientWord(i); ok {
+		return v
+	}
+	h := sim.NewHasher()
+	m.foldClient(&h, i)
+	return h.Sum()
 }
 
 // Symmetries lists the renamings of identical clients (check.Symmetric):
