@@ -50,8 +50,10 @@ type bfsEngine struct {
 	nextSleep      sleepArena
 	levelStates    int
 	phase          int
-	// chunks are the current wave's.
+	// chunks are the current wave's; pool holds chunks of past waves,
+	// to reuse their memory.
 	chunks  []*chunk
+	pool    []*chunk
 	next    int // the next task to run in Step
 	scratch Scratch
 	// scratches are the drivers' goroutines' (Explorer.Scratch).
@@ -226,10 +228,30 @@ func (b *bfsEngine) startWave() {
 	hi := min(b.levelN, b.waveLo+bfsWave)
 	b.chunks = b.chunks[:0]
 	for lo := b.waveLo; lo < hi; lo += bfsChunk {
-		b.chunks = append(b.chunks, &chunk{lo: lo, hi: min(hi, lo+bfsChunk)})
+		b.chunks = append(b.chunks, b.newChunk(lo, min(hi, lo+bfsChunk)))
 	}
 	b.waveLo = hi
 	b.phase, b.next = phaseExpand, 0
+}
+
+// newChunk is a chunk for states [lo, hi), in the memory of a chunk of
+// an earlier wave when there is one (the wave's candidates are built
+// into the next level by then).
+func (b *bfsEngine) newChunk(lo, hi int) *chunk {
+	n := len(b.pool)
+	if n == 0 {
+		return &chunk{lo: lo, hi: hi}
+	}
+	c := b.pool[n-1]
+	b.pool = b.pool[:n-1]
+	byGroup := c.byGroup
+	for g := range byGroup {
+		byGroup[g] = byGroup[g][:0]
+	}
+	clear(c.dup)
+	clear(c.encs)
+	*c = chunk{lo: lo, hi: hi, cands: c.cands[:0], encs: c.encs[:0], choices: c.choices[:0], sleeps: c.sleeps[:0], byGroup: byGroup, dup: c.dup}
+	return c
 }
 
 // tasks is the number of tasks of the current phase.
@@ -286,7 +308,8 @@ func (b *bfsEngine) endPhase() {
 			b.nextSleep.addMasked(c.sleeps[c.start(uint32(i), sleepEnd):cd.sleepEnd], cd.mask)
 		}
 	}
-	b.chunks = nil
+	b.pool = append(b.pool, b.chunks...)
+	b.chunks = b.chunks[:0]
 	if b.waveLo < b.levelN {
 		b.startWave()
 		return
@@ -399,7 +422,7 @@ func (b *bfsEngine) expandChunk(c *chunk, sc *Scratch) {
 		parent, pathLen = uint32(i), len(w.Schedule())
 		c.ex.expand(&node{w: w, sleep: b.curSleep.get(i)})
 	}
-	c.dup, c.ex.scratch = nil, nil
+	c.ex.scratch = nil
 }
 
 // mergeGroup stores the candidates of part g of the visited set, in

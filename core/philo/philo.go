@@ -73,6 +73,22 @@ func (t *Table) Init(w *sim.World) {
 	t.eatenS = w.DefineSeries("meals eaten", "meals", "table")
 }
 
+// mealLabels are the labels of the first meals, made once: a search
+// steps through millions of meals.
+var mealLabels = func() (l [64]string) {
+	for i := range l {
+		l[i] = "eat meal " + strconv.Itoa(i)
+	}
+	return l
+}()
+
+func mealLabel(n int) string {
+	if n >= 0 && n < len(mealLabels) {
+		return mealLabels[n]
+	}
+	return "eat meal " + strconv.Itoa(n)
+}
+
 // philosopher is a philosopher's program: each step with what it does
 // and how it reads, keyed by its program counter.
 var philosopher = sim.Program[*Table]{
@@ -95,7 +111,7 @@ var philosopher = sim.Program[*Table]{
 		p.PC = pcPutSecond
 		t.Eaten[i]++
 		w.Sample(t.eatenS, float64(t.total()))
-		return sim.Local("eat meal "+strconv.Itoa(t.Eaten[i]), t.eat)
+		return sim.Local(mealLabel(t.Eaten[i]), t.eat)
 	}},
 	pcPutSecond: {In: "putting forks down", Describe: forkStep("puts", false), Do: func(t *Table, w *sim.World, p *sim.Proc) sim.Action {
 		_, second := t.forks(int(p.ID))
