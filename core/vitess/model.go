@@ -348,15 +348,17 @@ func (m *Manager) CloneInto(dst sim.Model) sim.Model {
 	if !ok || d == m {
 		return nil
 	}
-	keep := *d
+	// Keep only d's buffers (a copy of all of d costs as much again).
+	subscribed, busy, batch, sending := d.subscribed, d.busy, d.batch, d.sending
+	sendFailed, cyclesDone, inEngine := d.sendFailed, d.cyclesDone, d.inEngine
 	*d = *m
-	d.subscribed = append(keep.subscribed[:0], m.subscribed...)
-	d.busy = append(keep.busy[:0], m.busy...)
-	d.batch = append(keep.batch[:0], m.batch...)
-	d.sending = append(keep.sending[:0], m.sending...)
-	d.sendFailed = append(keep.sendFailed[:0], m.sendFailed...)
-	d.cyclesDone = append(keep.cyclesDone[:0], m.cyclesDone...)
-	d.inEngine = append(keep.inEngine[:0], m.inEngine...)
+	d.subscribed = append(subscribed[:0], m.subscribed...)
+	d.busy = append(busy[:0], m.busy...)
+	d.batch = append(batch[:0], m.batch...)
+	d.sending = append(sending[:0], m.sending...)
+	d.sendFailed = append(sendFailed[:0], m.sendFailed...)
+	d.cyclesDone = append(cyclesDone[:0], m.cyclesDone...)
+	d.inEngine = append(inEngine[:0], m.inEngine...)
 	return d
 }
 
