@@ -249,8 +249,7 @@ func (b *bfsEngine) newChunk(lo, hi int) *chunk {
 		byGroup[g] = byGroup[g][:0]
 	}
 	clear(c.dup)
-	clear(c.encs)
-	*c = chunk{lo: lo, hi: hi, cands: c.cands[:0], encs: c.encs[:0], choices: c.choices[:0], sleeps: c.sleeps[:0], byGroup: byGroup, dup: c.dup}
+	*c = chunk{lo: lo, hi: hi, byGroup: byGroup, dup: c.dup}
 	return c
 }
 
