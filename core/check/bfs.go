@@ -413,7 +413,11 @@ func (b *bfsEngine) expandChunk(c *chunk, sc *Scratch) {
 		c.cands = append(c.cands, cd)
 	}
 	for i := c.lo; i < c.hi && !c.ex.stopped(); i++ {
-		w, err := rb.world(b.depth, uint32(i))
+		next := int64(i + 1)
+		if i+1 == c.hi {
+			next = -1
+		}
+		w, err := rb.world(b.depth, uint32(i), next)
 		if err != nil {
 			c.ex.err = err
 			return
@@ -448,7 +452,9 @@ func (b *bfsEngine) mergeGroup(g int) {
 // rebuilder rebuilds the worlds of one level's states by replaying their
 // paths from the root, keeping the worlds along the last path so that
 // neighbours (which share most of their path) replay only where they
-// differ.
+// differ. Told which state it will be asked for next, it steps the
+// worlds of the path that state does not share in place instead of
+// copying them first.
 type rebuilder struct {
 	b      *bfsEngine
 	ids    []uint32     // entry at each depth of the cached path
@@ -463,7 +469,9 @@ type rebuilder struct {
 }
 
 // world returns a world of entry i at depth d, valid until the next call.
-func (r *rebuilder) world(d int, i uint32) (*sim.World, error) {
+// next is the entry the next call will ask for at depth d, or -1 if
+// unknown.
+func (r *rebuilder) world(d int, i uint32, next int64) (*sim.World, error) {
 	if d == 0 {
 		r.last = r.b.roots[i].SnapshotInto(r.last)
 		return r.last, nil
@@ -490,39 +498,75 @@ func (r *rebuilder) world(d int, i uint32) (*sim.World, error) {
 	}
 	r.free = append(r.free, r.worlds[j+1:]...) // never an initial state: j >= 0
 	r.ids, r.worlds = r.ids[:j+1], r.worlds[:j+1]
+	// The worlds of i's path at depths v and below are not on next's
+	// path: each is stepped in place into the next one (an initial
+	// state never is).
+	v := r.divergence(d, i, next)
 	w := r.worlds[j]
 	for k := j + 1; k <= d; k++ {
-		into := r.last
-		if k < d {
-			into = nil
+		inPlace := k-1 >= v && k-1 > 0
+		var into *sim.World
+		switch {
+		case inPlace:
+			r.ids, r.worlds = r.ids[:min(len(r.ids), k-1)], r.worlds[:min(len(r.worlds), k-1)]
+		case k == d:
+			into = r.last
+		default:
 			if n := len(r.free); n > 0 {
 				into, r.free = r.free[n-1], r.free[:n-1]
 			}
 		}
-		c, err := r.replay(w, k, anc[k], into)
+		c, err := r.replay(w, k, anc[k], into, inPlace)
 		if err != nil {
 			return nil, err
 		}
 		if k == d {
+			if inPlace && r.last != nil {
+				r.free = append(r.free, r.last)
+			}
 			r.last = c
 			return c, nil
 		}
-		r.ids, r.worlds = append(r.ids, anc[k]), append(r.worlds, c)
+		if !inPlace {
+			r.ids, r.worlds = append(r.ids, anc[k]), append(r.worlds, c)
+		}
 		w = c
 	}
 	return nil, fmt.Errorf("%w: bfs lost the path to a state", ErrReplay)
 }
 
-// replay steps a copy of w (at depth k-1), made in into's memory, by
-// entry e of depth k.
-func (r *rebuilder) replay(w *sim.World, k int, e uint32, into *sim.World) (*sim.World, error) {
+// divergence is the least depth from which the paths to entries i and
+// next of depth d differ: both share their ancestors above it. It is
+// d+1 when next is unknown (-1), 0 when their initial states differ.
+func (r *rebuilder) divergence(d int, i uint32, next int64) int {
+	if next < 0 {
+		return d + 1
+	}
+	a, b := i, uint32(next)
+	for k := d; k > 0; k-- {
+		pa, pb := r.b.levels[k].parent[a], r.b.levels[k].parent[b]
+		if pa == pb {
+			return k
+		}
+		a, b = pa, pb
+	}
+	return 0
+}
+
+// replay steps w (at depth k-1) by entry e of depth k: a copy of w made
+// in into's memory, or w itself when inPlace.
+func (r *rebuilder) replay(w *sim.World, k int, e uint32, into *sim.World, inPlace bool) (*sim.World, error) {
 	r.buf = r.b.levels[k].stepChoices(e, r.buf[:0])
-	c := w.SnapshotInto(into)
+	steps := w.Steps()
+	c := w
+	if !inPlace {
+		c = w.SnapshotInto(into)
+	}
 	ch := &r.chooser
 	*ch = sim.ScriptChooser{Schedule: r.buf}
 	c.SetChooser(ch)
 	if !c.Step() || ch.Pos != len(r.buf) {
-		return nil, fmt.Errorf("%w: bfs replay of a stored state failed at step %d: %v", ErrReplay, w.Steps(), c.Err())
+		return nil, fmt.Errorf("%w: bfs replay of a stored state failed at step %d: %v", ErrReplay, steps, c.Err())
 	}
 	return c, nil
 }
