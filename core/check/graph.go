@@ -234,6 +234,9 @@ func newGraph(x *Explorer) (*graphEngine, []*sim.World, error) {
 	}
 	if s, ok := symmetryOf(w.Model()); ok && x.cfg.Reductions.Symmetry {
 		if perms := s.Symmetries(w); len(perms) > 0 {
+			for i := range perms {
+				perms[i].Prepare()
+			}
 			e.sym, e.perms = s, perms
 			e.invs, e.group = symmetryGroup(perms, len(w.Procs()), len(w.Mutexes()))
 		}

@@ -40,6 +40,21 @@ func (w *World) Effects() (sent MsgID, timers int64) { return w.msgSeq, w.timerS
 type Permutation struct {
 	Procs   []ProcID
 	Mutexes []MutexID
+	// procInv and mutexInv are the inverses, once Prepare made them.
+	procInv  []ProcID
+	mutexInv []MutexID
+}
+
+// Prepare computes p's inverses once for a p that will be hashed many
+// times (FoldPermuted otherwise computes them at every call). p must not
+// change afterwards.
+func (p *Permutation) Prepare() {
+	if p.Procs != nil {
+		p.procInv = inverse(p.Procs, len(p.Procs), nil)
+	}
+	if p.Mutexes != nil {
+		p.mutexInv = inverse(p.Mutexes, len(p.Mutexes), nil)
+	}
 }
 
 func (p *Permutation) proc(q ProcID) ProcID {
@@ -124,13 +139,19 @@ func foldEvent(h *Hasher, proc int, kind EventKind, from, obj int) {
 func (w *World) FoldPermuted(h *Hasher, p *Permutation, model func(h *Hasher)) {
 	var procInv []ProcID
 	var mutexInv []MutexID
-	var procBuf [64]ProcID
-	var mutexBuf [64]MutexID
 	if p != nil && p.Procs != nil {
-		procInv = inverse(p.Procs, len(w.procs), procBuf[:])
+		procInv = p.procInv
+		if len(procInv) != len(w.procs) {
+			var buf [64]ProcID
+			procInv = inverse(p.Procs, len(w.procs), buf[:])
+		}
 	}
 	if p != nil && p.Mutexes != nil {
-		mutexInv = inverse(p.Mutexes, len(w.mutexes), mutexBuf[:])
+		mutexInv = p.mutexInv
+		if len(mutexInv) != len(w.mutexes) {
+			var buf [64]MutexID
+			mutexInv = inverse(p.Mutexes, len(w.mutexes), buf[:])
+		}
 	}
 	for j := range w.procs {
 		i := j
