@@ -123,13 +123,18 @@ func foldProc(h *Hasher, status ProcStatus, pc int, blockedOn MutexID, waitingOn
 // one word when every field is small, else each field.
 func foldEvent(h *Hasher, proc int, kind EventKind, from, obj int) {
 	if small(proc) && small(from) && small(obj) {
-		h.Uint64(packedFlag | uint64(kind)<<48 | uint64(proc+1)<<32 | uint64(from+1)<<16 | uint64(obj+1))
+		h.Uint64(packEvent(proc, kind, from, obj))
 		return
 	}
 	h.Int(proc)
 	h.Int(int(kind))
 	h.Int(from)
 	h.Int(obj)
+}
+
+// packEvent is foldEvent's one word (all fields small).
+func packEvent(proc int, kind EventKind, from, obj int) uint64 {
+	return packedFlag | uint64(kind)<<48 | uint64(proc+1)<<32 | uint64(from+1)<<16 | uint64(obj+1)
 }
 
 // FoldPermuted folds into h the state HashPermuted hashes. When h records
@@ -193,11 +198,6 @@ func (w *World) FoldPermuted(h *Hasher, p *Permutation, model func(h *Hasher)) {
 		if w.stale(e) {
 			continue
 		}
-		eh := NewHasher()
-		if h.rec {
-			eh = NewEncoder(nil)
-		}
-		eh.Int64(int64(e.At - w.now))
 		from, obj := int(e.From), e.Timer
 		if e.Kind == EvDeliver {
 			from = int(p.proc(e.From))
@@ -205,7 +205,20 @@ func (w *World) FoldPermuted(h *Hasher, p *Permutation, model func(h *Hasher)) {
 		if e.Kind == EvAcquire {
 			obj = int(p.mutex(e.Mutex))
 		}
-		foldEvent(&eh, int(p.proc(e.Proc)), e.Kind, from, obj)
+		proc := int(p.proc(e.Proc))
+		if !h.rec && e.Payload == nil && small(proc) && small(from) && small(obj) {
+			// What the lines below compute for such an event, without a
+			// hasher of its own.
+			eh := Hasher{h: fold(fold(NewHasher().h, uint64(e.At-w.now)), packEvent(proc, e.Kind, from, obj))}
+			events += eh.Sum()
+			continue
+		}
+		eh := NewHasher()
+		if h.rec {
+			eh = NewEncoder(nil)
+		}
+		eh.Int64(int64(e.At - w.now))
+		foldEvent(&eh, proc, e.Kind, from, obj)
 		switch pl := e.Payload.(type) {
 		case nil:
 		case Hashable:

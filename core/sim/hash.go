@@ -35,10 +35,15 @@ func (h *Hasher) Recording() bool { return h.rec }
 // Bytes is the encoding recorded so far (nil unless NewEncoder).
 func (h *Hasher) Bytes() []byte { return h.buf }
 
+// fold is the hash state after folding v into h.
+func fold(h, v uint64) uint64 {
+	x := (h ^ v) * hashMul
+	return x ^ (x >> 32)
+}
+
 // Uint64 folds v.
 func (h *Hasher) Uint64(v uint64) {
-	x := (h.h ^ v) * hashMul
-	h.h = x ^ (x >> 32)
+	h.h = fold(h.h, v)
 	if h.rec {
 		h.buf = binary.AppendUvarint(h.buf, v)
 	}

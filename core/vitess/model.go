@@ -387,27 +387,38 @@ func (m *Manager) HashPermuted(h *sim.Hasher, p *sim.Permutation) {
 	for i, j := range pi {
 		inv[j] = i
 	}
-	h.Bool(m.isOpen)
-	h.Bool(m.streaming)
-	if m.curReceiver < 0 {
-		h.Int(-1)
-	} else {
-		h.Int(pi[m.curReceiver])
+	cur := -1
+	if m.curReceiver >= 0 {
+		cur = pi[m.curReceiver]
 	}
-	h.Bool(m.messagesPending)
-	h.Int(m.stored)
-	h.Int(m.cached)
+	// The words below pack what fits (bit 63 set: each long form starts
+	// with a word below it).
+	if fits16(cur+1) && fits16(m.stored) && fits16(m.cached) {
+		h.Uint64(1<<63 | flagBits(m.isOpen, m.streaming, m.messagesPending) | uint64(cur+1)<<8 | uint64(m.stored)<<24 | uint64(m.cached)<<40)
+	} else {
+		h.Bool(m.isOpen)
+		h.Bool(m.streaming)
+		h.Int(cur)
+		h.Bool(m.messagesPending)
+		h.Int(m.stored)
+		h.Int(m.cached)
+	}
 	for _, i := range inv {
 		m.foldClient(h, i)
 	}
-	h.Int(m.ticksLeft)
-	h.Bool(m.pollerStopped)
-	h.Int(m.eventsLeft)
-	h.Int(m.evRows)
-	h.Int(m.evPending)
-	h.Bool(m.evCtxDone)
-	h.Bool(m.closeStarted)
-	h.Bool(m.closeReturned)
+	if fits16(m.ticksLeft+1) && fits16(m.eventsLeft+1) && m.evRows >= 0 && m.evRows < 1<<12 && m.evPending >= 0 && m.evPending < 1<<11 {
+		h.Uint64(1<<63 | flagBits(m.pollerStopped, m.evCtxDone, m.closeStarted, m.closeReturned) |
+			uint64(m.ticksLeft+1)<<8 | uint64(m.eventsLeft+1)<<24 | uint64(m.evRows)<<40 | uint64(m.evPending)<<52)
+	} else {
+		h.Bool(m.pollerStopped)
+		h.Int(m.ticksLeft)
+		h.Int(m.eventsLeft)
+		h.Int(m.evRows)
+		h.Int(m.evPending)
+		h.Bool(m.evCtxDone)
+		h.Bool(m.closeStarted)
+		h.Bool(m.closeReturned)
+	}
 	if m.cfg.EngineMutex {
 		h.Bool(m.inEngine[n]) // Close's slot
 	}
@@ -431,16 +442,22 @@ func (m *Manager) clientWord(i int) (uint64, bool) {
 	if !fits16(m.batch[i]) || !fits16(m.sending[i]) || !fits16(m.cyclesDone[i]) {
 		return 0, false
 	}
-	v := uint64(1)<<63 | uint64(m.batch[i])<<40 | uint64(m.sending[i])<<24 | uint64(m.cyclesDone[i])<<8
-	for b, f := range [...]bool{m.subscribed[i], m.busy[i], m.sendFailed[i], m.cfg.EngineMutex && m.inEngine[i]} {
-		if f {
-			v |= 1 << b
-		}
-	}
-	return v, true
+	return 1<<63 | uint64(m.batch[i])<<40 | uint64(m.sending[i])<<24 | uint64(m.cyclesDone[i])<<8 |
+		flagBits(m.subscribed[i], m.busy[i], m.sendFailed[i], m.cfg.EngineMutex && m.inEngine[i]), true
 }
 
 func fits16(v int) bool { return v >= 0 && v < 1<<16 }
+
+// flagBits packs flags, the first in bit 0.
+func flagBits(flags ...bool) uint64 {
+	var v uint64
+	for i, f := range flags {
+		if f {
+			v |= 1 << i
+		}
+	}
+	return v
+}
 
 // foldClient folds client i's own state: one word when it fits.
 func (m *Manager) foldClient(h *sim.Hasher, i int) {
