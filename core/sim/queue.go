@@ -45,44 +45,10 @@ func (q eventQueue) less(i, j int) bool {
 
 func (q *eventQueue) push(e Event) {
 	*q = append(*q, e)
-	h := *q
-	i := len(h) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !h.less(i, p) {
-			break
-		}
-		h[i], h[p] = h[p], h[i]
-		i = p
-	}
+	q.up(len(*q) - 1)
 }
 
-func (q *eventQueue) pop() Event {
-	h := *q
-	n := len(h) - 1
-	top := h[0]
-	h[0] = h[n]
-	h[n] = Event{}
-	h = h[:n]
-	i := 0
-	for {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		m := l
-		if r := l + 1; r < n && h.less(r, l) {
-			m = r
-		}
-		if !h.less(m, i) {
-			break
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
-	*q = h
-	return top
-}
+func (q *eventQueue) pop() Event { return q.remove(0) }
 
 // remove takes out the event at index i.
 func (q *eventQueue) remove(i int) Event {
@@ -91,33 +57,44 @@ func (q *eventQueue) remove(i int) Event {
 	e := h[i]
 	h[i] = h[n]
 	h[n] = Event{}
-	h = h[:n]
-	*q = h
+	*q = h[:n]
 	if i < n {
 		// The moved event may belong above i or below it.
-		for i > 0 {
-			p := (i - 1) / 2
-			if !h.less(i, p) {
-				break
-			}
-			h[i], h[p] = h[p], h[i]
-			i = p
-		}
-		for {
-			l := 2*i + 1
-			if l >= n {
-				break
-			}
-			m := l
-			if r := l + 1; r < n && h.less(r, l) {
-				m = r
-			}
-			if !h.less(m, i) {
-				break
-			}
-			h[i], h[m] = h[m], h[i]
-			i = m
-		}
+		q.down(q.up(i))
 	}
 	return e
+}
+
+// up moves the event at i towards the root while it is less than its
+// parent, and returns where it ends.
+func (q eventQueue) up(i int) int {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !q.less(i, p) {
+			break
+		}
+		q[i], q[p] = q[p], q[i]
+		i = p
+	}
+	return i
+}
+
+// down moves the event at i towards the leaves while a child is less.
+func (q eventQueue) down(i int) {
+	n := len(q)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if r := l + 1; r < n && q.less(r, l) {
+			m = r
+		}
+		if !q.less(m, i) {
+			return
+		}
+		q[i], q[m] = q[m], q[i]
+		i = m
+	}
 }

@@ -72,8 +72,8 @@ func (w *World) SnapshotInto(dst *World) *World {
 	dst.queue = append(queue[:0], w.queue...)
 	dst.nodes = append(nodes[:0], w.nodes...)
 	dst.procs = append(procs[:0], w.procs...)
-	dst.mutexes = copyMutexes(mutexes, w.mutexes)
-	dst.conds = copyConds(conds, w.conds)
+	dst.mutexes = copyWaited(mutexes, w.mutexes)
+	dst.conds = copyWaited(conds, w.conds)
 	dst.net.links = append(links[:0], w.net.links...)
 	dst.net.lastFIFO = append(lastFIFO[:0], w.net.lastFIFO...)
 	// An empty set of cancelled timers may be nil (CancelTimer makes it).
@@ -106,41 +106,32 @@ func (w *World) SnapshotInto(dst *World) *World {
 	return dst
 }
 
-// copyMutexes copies src into dst's memory, each waiter list into the
-// list dst's mutex had.
-func copyMutexes(dst, src []Mutex) []Mutex {
-	old := dst[:cap(dst)]
-	if cap(dst) < len(src) {
-		dst, old = make([]Mutex, len(src)), old[:0]
-	} else {
-		dst = dst[:len(src)]
-	}
-	for i := range src {
-		var keep []ProcID
-		if i < len(old) {
-			keep = old[i].Waiters
-		}
-		dst[i] = src[i]
-		dst[i].Waiters = append(keep[:0], src[i].Waiters...)
-	}
-	return dst
+// waited is a kernel object with a waiter list: a mutex or a condition
+// variable.
+type waited[T any] interface {
+	*T
+	waiters() *[]ProcID
 }
 
-// copyConds is copyMutexes for condition variables.
-func copyConds(dst, src []Cond) []Cond {
+func (m *Mutex) waiters() *[]ProcID { return &m.Waiters }
+func (c *Cond) waiters() *[]ProcID  { return &c.Waiters }
+
+// copyWaited copies src into dst's memory, each waiter list into the
+// list dst's element had.
+func copyWaited[T any, P waited[T]](dst, src []T) []T {
 	old := dst[:cap(dst)]
 	if cap(dst) < len(src) {
-		dst, old = make([]Cond, len(src)), old[:0]
+		dst, old = make([]T, len(src)), old[:0]
 	} else {
 		dst = dst[:len(src)]
 	}
 	for i := range src {
 		var keep []ProcID
 		if i < len(old) {
-			keep = old[i].Waiters
+			keep = *P(&old[i]).waiters()
 		}
 		dst[i] = src[i]
-		dst[i].Waiters = append(keep[:0], src[i].Waiters...)
+		*P(&dst[i]).waiters() = append(keep[:0], *P(&src[i]).waiters()...)
 	}
 	return dst
 }
