@@ -273,31 +273,31 @@ func (w *World) next() (Event, bool) {
 func (w *World) nextInPlace() (e Event, ok, done bool) {
 	at := w.queue[0].At
 	idx := w.tieIdx[:0]
-	ties := w.ties[:0]
 	for i := range w.queue {
-		if w.queue[i].At != at {
+		x := &w.queue[i]
+		if x.At != at {
 			continue
 		}
-		if w.queue[i].Kind == EvDeliver {
+		if x.Kind == EvDeliver {
 			return Event{}, false, false
 		}
 		// Insertion in (time, seq) order: the order next pops them in.
 		j := len(idx)
-		idx, ties = append(idx, int32(i)), append(ties, w.queue[i])
-		for j > 0 && ties[j-1].seq > ties[j].seq {
-			idx[j-1], idx[j] = idx[j], idx[j-1]
-			ties[j-1], ties[j] = ties[j], ties[j-1]
+		idx = append(idx, int32(i))
+		for j > 0 && w.queue[idx[j-1]].seq > x.seq {
+			idx[j] = idx[j-1]
 			j--
 		}
+		idx[j] = int32(i)
 	}
 	procs := w.tieProcs[:0]
-	for i := range ties {
-		procs = append(procs, ties[i].Proc)
+	for _, i := range idx {
+		procs = append(procs, w.queue[i].Proc)
 	}
 	w.tieProcs = procs
-	k := w.choose(ChooseEvent, len(ties), "next event", procs)
+	k := w.choose(ChooseEvent, len(idx), "next event", procs)
 	e = w.queue.remove(int(idx[k]))
-	w.tieIdx, w.ties = idx[:0], ties[:0]
+	w.tieIdx = idx[:0]
 	return e, w.err == nil, true
 }
 

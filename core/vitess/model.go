@@ -394,7 +394,7 @@ func (m *Manager) HashPermuted(h *sim.Hasher, p *sim.Permutation) {
 	// The words below pack what fits (bit 63 set: each long form starts
 	// with a word below it).
 	if fits16(cur+1) && fits16(m.stored) && fits16(m.cached) {
-		h.Uint64(1<<63 | flagBits(m.isOpen, m.streaming, m.messagesPending) | uint64(cur+1)<<8 | uint64(m.stored)<<24 | uint64(m.cached)<<40)
+		h.Uint64(1<<63 | flagBits(m.isOpen, m.streaming, m.messagesPending, false) | uint64(cur+1)<<8 | uint64(m.stored)<<24 | uint64(m.cached)<<40)
 	} else {
 		h.Bool(m.isOpen)
 		h.Bool(m.streaming)
@@ -448,15 +448,14 @@ func (m *Manager) clientWord(i int) (uint64, bool) {
 
 func fits16(v int) bool { return v >= 0 && v < 1<<16 }
 
-// flagBits packs flags, the first in bit 0.
-func flagBits(flags ...bool) uint64 {
-	var v uint64
-	for i, f := range flags {
-		if f {
-			v |= 1 << i
-		}
+// flagBits packs up to four flags, the first in bit 0.
+func flagBits(a, b, c, d bool) uint64 { return bit(a, 0) | bit(b, 1) | bit(c, 2) | bit(d, 3) }
+
+func bit(f bool, i uint) uint64 {
+	if f {
+		return 1 << i
 	}
-	return v
+	return 0
 }
 
 // foldClient folds client i's own state: one word when it fits.
