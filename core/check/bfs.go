@@ -56,6 +56,9 @@ type bfsEngine struct {
 	pool    []*chunk
 	next    int // the next task to run in Step
 	scratch Scratch
+	// sinks keep the values warm read, by group: each merge task
+	// writes its own (never used: the reads are the point).
+	sinks [storeGroups]uint64
 	// scratches are the drivers' goroutines' (Explorer.Scratch).
 	scratches []*Scratch
 	cut       bool
@@ -432,8 +435,17 @@ func (b *bfsEngine) expandChunk(c *chunk, sc *Scratch) {
 // chunk order, and marks those to expand at the next level.
 func (b *bfsEngine) mergeGroup(g int) {
 	e := b.g
+	var fps [8]uint64
 	for _, c := range b.chunks {
-		for _, j := range c.byGroup[g] {
+		for at, j := range c.byGroup[g] {
+			if at%len(fps) == 0 {
+				// Warm the next few candidates' slots at once.
+				batch := c.byGroup[g][at:min(len(c.byGroup[g]), at+len(fps))]
+				for i, k := range batch {
+					fps[i] = c.cands[k].fp
+				}
+				b.sinks[g] += e.store.warm(fps[:len(batch)])
+			}
 			cd := &c.cands[j]
 			mask := cd.mask
 			key := c.key(j)

@@ -523,6 +523,7 @@ type expansion struct {
 	found       *finding
 	safe        [][2]int
 	sampled     bool // a value was tried at sampled options only
+	sink        uint64 // what warm read (never used)
 	*scratch
 }
 
@@ -656,6 +657,15 @@ func (ex *expansion) expand(n *node) {
 // The sleep set handed to emit is valid only during the call.
 func (ex *expansion) pushAll(n *node, succs []succ) {
 	e := ex.e
+	var fps [16]uint64
+	if len(succs) <= len(fps) {
+		// The visited set's slots of all successors at once (emit looks
+		// them up one after the other).
+		for i := range succs {
+			fps[i] = succs[i].key.fp
+		}
+		ex.sink += e.store.warm(fps[:len(succs)])
+	}
 	done := ex.done[:0]
 	defer func() { ex.done = done[:0] }()
 	for _, s := range succs {
