@@ -415,6 +415,13 @@ func (b *bfsEngine) expandChunk(c *chunk, sc *Scratch) {
 		c.byGroup[grp] = append(c.byGroup[grp], uint32(len(c.cands)))
 		c.cands = append(c.cands, cd)
 	}
+	// The world rb returns is the expansion's to use up: should it step
+	// it into a successor and still need the state, rb rebuilds it into
+	// fresh memory (the old one is the successor's now).
+	rebuild := func() (*sim.World, error) {
+		rb.last = nil
+		return rb.world(b.depth, parent, -1)
+	}
 	for i := c.lo; i < c.hi && !c.ex.stopped(); i++ {
 		next := int64(i + 1)
 		if i+1 == c.hi {
@@ -426,10 +433,18 @@ func (b *bfsEngine) expandChunk(c *chunk, sc *Scratch) {
 			return
 		}
 		parent, pathLen = uint32(i), len(w.Schedule())
-		c.ex.expand(&node{w: w, sleep: b.curSleep.get(i)})
+		n := &node{w: w, sleep: b.curSleep.get(i)}
+		if inPlaceSteps {
+			n.rebuild = rebuild
+		}
+		c.ex.expand(n)
 	}
 	c.ex.scratch = nil
 }
+
+// inPlaceSteps is off only in tests that compare bfs with and without
+// stepping an expanded state's world into its last successor.
+var inPlaceSteps = true
 
 // mergeGroup stores the candidates of part g of the visited set, in
 // chunk order, and marks those to expand at the next level.

@@ -87,11 +87,12 @@ func (e *dporEngine) frame(w *sim.World, sleep []footprint) *dporFrame {
 		p := ready[k].Proc
 		var vals []int
 		for {
+			b := ex.before(w, &ready[k])
 			c, ch, ok := ex.try(w, k, vals, -1)
 			if !ok {
 				return nil
 			}
-			fp := ex.footprint(w, c, &ready[k], ch)
+			fp := ex.footprint(b, c, &ready[k], ch)
 			if v, bad := x.violation(c); bad {
 				ex.report(c, v)
 				return nil

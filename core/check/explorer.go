@@ -125,6 +125,9 @@ type Explorer struct {
 	shrink   *shrinker
 	verified bool // an exhaustive search completed
 	sampled  bool // a drawn value was sampled (Config.ValueSamples)
+	// rebuilds counts the states bfs rebuilt after stepping their world
+	// into a successor (tests read it).
+	rebuilds int
 	bounded  bool // a search that ran out of states to expand was cut by its bounds
 	// reach: the searched property is a Sometimes property; a "violation"
 	// is then the first step that reaches it.

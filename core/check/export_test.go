@@ -7,3 +7,15 @@ func SetSignaturePruning(on bool) (restore func()) {
 	pruneSignatures = on
 	return func() { pruneSignatures = old }
 }
+
+// SetInPlaceSteps turns on or off bfs's stepping of an expanded state's
+// world into its last successor, and returns a function that restores it.
+func SetInPlaceSteps(on bool) (restore func()) {
+	old := inPlaceSteps
+	inPlaceSteps = on
+	return func() { inPlaceSteps = old }
+}
+
+// Rebuilds is the number of states x's bfs rebuilt because their world
+// was stepped into a successor before the expansion was done.
+func Rebuilds(x *Explorer) int { return x.rebuilds }

@@ -69,7 +69,15 @@ type node struct {
 	// pushed: a successor (not an initial state), whose world dfs
 	// recycles once it is expanded.
 	pushed bool
+	// rebuild, when set, says w is the expansion's to use up: its last
+	// successor is stepped on w itself, and rebuild returns a new world
+	// of this state if the rest of the expansion needs one (the step
+	// drew values, each to try from this state).
+	rebuild func() (*sim.World, error)
 }
+
+// inPlaceSlot is the slot that makes try step w itself.
+const inPlaceSlot = -2
 
 // footprint is what one step touched.
 type footprint struct {
@@ -522,7 +530,8 @@ type expansion struct {
 	err         error
 	found       *finding
 	safe        [][2]int
-	sampled     bool // a value was tried at sampled options only
+	sampled     bool   // a value was tried at sampled options only
+	rebuilds    int    // states rebuilt after their world was used up
 	sink        uint64 // what warm read (never used)
 	*scratch
 }
@@ -561,6 +570,7 @@ func (ex *expansion) flush() {
 	x.prog.Transitions += ex.transitions
 	x.prog.Depth = max(x.prog.Depth, ex.depth)
 	x.sampled = x.sampled || ex.sampled
+	x.rebuilds += ex.rebuilds
 	for _, k := range ex.safe {
 		e.safeAt[k] = true
 	}
@@ -612,6 +622,16 @@ func (ex *expansion) expand(n *node) {
 	succs := ex.succs[:0]
 	defer func() { clear(succs); ex.succs = succs[:0] }()
 	ex.idx = e.order(w, ready, ex.idx)
+	// The last option tried may step n's world itself when n allows it
+	// (it saves a copy; see node.rebuild).
+	last := -1
+	if n.rebuild != nil {
+		for _, k := range ex.idx {
+			if !e.asleep(n, ready, k) {
+				last = k
+			}
+		}
+	}
 	for _, k := range ex.idx {
 		if e.asleep(n, ready, k) {
 			continue
@@ -619,14 +639,29 @@ func (ex *expansion) expand(n *node) {
 		single := true
 		var vals []int
 		for {
-			c, ch, ok := ex.try(w, k, vals, len(succs))
+			b := ex.before(w, &ready[k])
+			inPlace := k == last && vals == nil
+			slot := len(succs)
+			if inPlace {
+				slot = inPlaceSlot
+			}
+			c, ch, ok := ex.try(w, k, vals, slot)
 			if !ok {
 				return
+			}
+			if inPlace && len(ch.ns) > 0 {
+				// The step drew values: the others need n's world again.
+				var err error
+				ex.rebuilds++
+				if w, err = n.rebuild(); err != nil {
+					ex.err = err
+					return
+				}
 			}
 			if len(ch.ns) > 0 {
 				single = false
 			}
-			fp := ex.footprint(w, c, &ready[k], ch)
+			fp := ex.footprint(b, c, &ready[k], ch)
 			if v, bad := x.violation(c); bad {
 				ex.report(c, v)
 				return
@@ -763,15 +798,18 @@ func (e *graphEngine) safe(ev *sim.Event, fp footprint) bool {
 
 // try runs option k of w's ready events with the given values for the
 // value choices inside the step, on a copy of w: the world of pool slot
-// slot, recycled, or (slot < 0) a new one. The chooser it returns is
-// valid until the next try.
+// slot, recycled, or (slot < 0) a new one; or on w itself (slot ==
+// inPlaceSlot). The chooser it returns is valid until the next try.
 func (ex *expansion) try(w *sim.World, k int, vals []int, slot int) (*sim.World, *forceChooser, bool) {
 	e := ex.e
 	x := e.x
 	var c *sim.World
-	if slot < 0 {
+	switch {
+	case slot == inPlaceSlot:
+		c = w
+	case slot < 0:
 		c = w.Snapshot()
-	} else {
+	default:
 		for len(ex.pool) <= slot {
 			ex.pool = append(ex.pool, nil)
 		}
@@ -800,19 +838,38 @@ func (ex *expansion) try(w *sim.World, k int, vals []int, slot int) (*sim.World,
 	return c, ch, true
 }
 
-// footprint learns what the step from w to c touched.
-func (ex *expansion) footprint(w, c *sim.World, ev *sim.Event, ch *forceChooser) footprint {
+// pre is what footprint needs of the state a step leaves, taken before
+// the step (which may run on that state's own world).
+type pre struct {
+	kind          sim.ProcKind
+	pc            int
+	sent          sim.MsgID
+	timers        int64
+	reads, writes uint64
+	declared      bool // the model declared the step's accesses
+}
+
+// before takes what footprint needs of w before ev's step.
+func (ex *expansion) before(w *sim.World, ev *sim.Event) pre {
+	p := w.Proc(ev.Proc)
+	b := pre{kind: p.Kind, pc: p.PC}
+	b.sent, b.timers = w.Effects()
+	if ex.e.access != nil {
+		b.reads, b.writes, b.declared = ex.e.access.Accesses(w, ev.Proc)
+	}
+	return b
+}
+
+// footprint learns what the step from the state b was taken of to c
+// touched.
+func (ex *expansion) footprint(b pre, c *sim.World, ev *sim.Event, ch *forceChooser) footprint {
 	e := ex.e
 	st := c.LastStep()
-	p := w.Proc(ev.Proc)
 	fp := footprint{proc: ev.Proc, mutex: -1}
-	sent0, timers0 := w.Effects()
 	sent1, timers1 := c.Effects()
-	fp.global = e.racy || p.Kind != sim.Thread || len(ch.ns) > 0 || sent0 != sent1 || timers0 != timers1
+	fp.global = e.racy || b.kind != sim.Thread || len(ch.ns) > 0 || b.sent != sent1 || b.timers != timers1
 	if e.access != nil && !fp.global {
-		var ok bool
-		fp.reads, fp.writes, ok = e.access.Accesses(w, ev.Proc)
-		fp.global = !ok
+		fp.reads, fp.writes, fp.global = b.reads, b.writes, !b.declared
 	}
 	switch st.Kind {
 	case sim.StepLock, sim.StepBlock, sim.StepUnlock:
@@ -824,7 +881,7 @@ func (ex *expansion) footprint(w, c *sim.World, ev *sim.Event, ch *forceChooser)
 		fp.global = true
 	}
 	if e.por && e.safe(ev, fp) {
-		if k := [2]int{int(ev.Proc), p.PC}; !e.safeAt[k] {
+		if k := [2]int{int(ev.Proc), b.pc}; !e.safeAt[k] {
 			ex.safe = append(ex.safe, k)
 		}
 	}

@@ -166,12 +166,13 @@ func (st *stubborn) exec(p sim.ProcID) *succ {
 		return s
 	}
 	ex, e, k := st.ex, st.e, st.evIdx[p]
+	b := ex.before(st.w, &st.ready[k])
 	c, ch, ok := ex.try(st.w, k, nil, -1)
 	if !ok {
 		st.abort = true
 		return nil
 	}
-	fp := ex.footprint(st.w, c, &st.ready[k], ch)
+	fp := ex.footprint(b, c, &st.ready[k], ch)
 	if kind := c.LastStep().Kind; fp.global || !fp.local() || len(ch.ns) > 0 || kind == sim.StepWait || kind == sim.StepSignal {
 		st.abort = true
 		return nil

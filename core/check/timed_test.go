@@ -101,3 +101,43 @@ func TestTimedSearchWithAHorizonEnds(t *testing.T) {
 		}
 	}
 }
+
+// bfs steps an expanded state's world into its last successor instead of
+// copying it; when that step draws values, the state is rebuilt for the
+// others. Either way the search is the same as with every successor
+// stepped on a copy: states, transitions, verdict, counterexample length.
+func TestInPlaceLastStepGivesTheSameSearch(t *testing.T) {
+	reg := catalog.New()
+	cfgs := []check.Config{
+		timed(check.BFS, "dining-philosophers", "table", "fixed", 3, 400),
+		timed(check.BFS, "dining-philosophers", "table", "buggy", 3, 0),
+		timed(check.BFS, "vitess-messager", "unsubscribe-vs-poller", "fixed", 3, 300),
+		vitessLock(check.BFS, "fixed", 3, 1, check.DefaultReductions(check.BFS)),
+		vitessLock(check.BFS, "buggy", 3, 2, check.Reductions{Sleep: true, POR: true, Symmetry: true}),
+		philo(check.BFS, "fixed", 4, check.Reductions{}),
+	}
+	rebuilt := 0
+	for _, cfg := range cfgs {
+		cfg.Budget.States = min(cfg.Budget.States, 30_000)
+		x, err := check.New(reg, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := x.Run()
+		if err := x.Err(); err != nil {
+			t.Fatal(err)
+		}
+		rebuilt += check.Rebuilds(x)
+		restore := check.SetInPlaceSteps(false)
+		want := search(t, reg, cfg)
+		restore()
+		t.Logf("%s/%s/%s: %d states, %d transitions, %d rebuilt, %s", cfg.Scenario, cfg.Preset, cfg.Variant, got.States, got.Transitions, check.Rebuilds(x), got.Verdict)
+		if got.States != want.States || got.Transitions != want.Transitions || got.Verdict != want.Verdict || got.Length != want.Length {
+			t.Errorf("%s/%s/%s: in place %d states, %d transitions, %q, length %d; copies %d, %d, %q, %d", cfg.Scenario, cfg.Preset, cfg.Variant,
+				got.States, got.Transitions, got.Verdict, got.Length, want.States, want.Transitions, want.Verdict, want.Length)
+		}
+	}
+	if rebuilt == 0 {
+		t.Error("no state was rebuilt: the test no longer reaches a last step that draws values")
+	}
+}
