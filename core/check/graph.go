@@ -304,19 +304,19 @@ func (e *graphEngine) hash(w *sim.World, h *sim.Hasher) uint64 {
 		return best
 	}
 	procs := w.Procs()
-	var sigBuf [64]signature
+	var sigBuf [64]uint64
 	sigs := sigBuf[:0]
 	if len(procs) > len(sigBuf) {
-		sigs = make([]signature, 0, len(procs))
+		sigs = make([]uint64, 0, len(procs))
 	}
 	ps, _ := m.(ProcSignatures)
 	for j := range procs {
 		q := &procs[j]
-		s := signature{kernel: uint64(q.Status)<<32 | uint64(uint32(q.WaitingOn)), pc: q.PC}
+		var model uint64
 		if ps != nil {
-			s.model = ps.ProcSignature(w, sim.ProcID(j))
+			model = ps.ProcSignature(w, sim.ProcID(j))
 		}
-		sigs = append(sigs, s)
+		sigs = append(sigs, signature(q, model))
 	}
 	least := -1 // index into perms of a least signature vector; -1: identity
 	var cands [64]int
@@ -353,34 +353,27 @@ func (e *graphEngine) invOf(i int) []sim.ProcID {
 	return e.invs[i]
 }
 
-// signature is what hash compares of a process: its status, condition
-// waited on and pc, and what the model says belongs to it alone
-// (ProcSignatures).
-type signature struct {
-	kernel uint64
-	pc     int
-	model  uint64
+// signature is what hash compares of a process, in one word: its
+// status, condition waited on and pc, and what the model says belongs to
+// it alone (ProcSignatures). Two processes whose signatures differ may
+// share the word: that only leaves more renamings tied, each hashed.
+func signature(q *sim.Proc, model uint64) uint64 {
+	return model*0x9E3779B97F4A7C15 ^ (uint64(q.Status) | uint64(q.PC)<<8 | uint64(uint32(q.WaitingOn))<<40)
 }
 
 // compareSignatures compares the process signatures of a state read in
 // the order of two renamings' inverses (nil: the identity).
-func compareSignatures(sigs []signature, a, b []sim.ProcID) int {
+func compareSignatures(sigs []uint64, a, b []sim.ProcID) int {
 	for j := range sigs {
-		x, y := &sigs[j], &sigs[j]
+		x, y := sigs[j], sigs[j]
 		if a != nil {
-			x = &sigs[a[j]]
+			x = sigs[a[j]]
 		}
 		if b != nil {
-			y = &sigs[b[j]]
+			y = sigs[b[j]]
 		}
-		if c := cmp.Compare(x.kernel, y.kernel); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(x.pc, y.pc); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(x.model, y.model); c != 0 {
-			return c
+		if x != y {
+			return cmp.Compare(x, y)
 		}
 	}
 	return 0
