@@ -175,9 +175,11 @@ type chunk struct {
 	choices []byte   // uvarints
 	sleeps  []footprint
 	byGroup [storeGroups][]uint32
-	// dup maps a key to its candidate: a state reached twice from the
+	// dup maps a key to its candidate (dupFP with fingerprint storage,
+	// by the fingerprint alone): a state reached twice from the
 	// chunk is kept once, with the sleep sets' intersection.
-	dup map[stateKey]uint32
+	dup   map[stateKey]uint32
+	dupFP map[uint64]uint32
 	ran bool
 }
 
@@ -187,6 +189,32 @@ func (c *chunk) key(i uint32) stateKey {
 		k.enc = c.encs[i]
 	}
 	return k
+}
+
+// lookupDup returns the candidate of key k, if the chunk has one (exact:
+// the search stores encodings).
+func (c *chunk) lookupDup(k stateKey, exact bool) (uint32, bool) {
+	if !exact {
+		j, ok := c.dupFP[k.fp]
+		return j, ok
+	}
+	j, ok := c.dup[k]
+	return j, ok
+}
+
+// putDup records candidate j as key k's.
+func (c *chunk) putDup(k stateKey, j uint32, exact bool) {
+	if !exact {
+		if c.dupFP == nil {
+			c.dupFP = map[uint64]uint32{}
+		}
+		c.dupFP[k.fp] = j
+		return
+	}
+	if c.dup == nil {
+		c.dup = map[stateKey]uint32{}
+	}
+	c.dup[k] = j
 }
 
 // span returns the start of candidate i's part of an arena.
@@ -252,7 +280,8 @@ func (b *bfsEngine) newChunk(lo, hi int) *chunk {
 		byGroup[g] = byGroup[g][:0]
 	}
 	clear(c.dup)
-	*c = chunk{lo: lo, hi: hi, byGroup: byGroup, dup: c.dup}
+	clear(c.dupFP)
+	*c = chunk{lo: lo, hi: hi, byGroup: byGroup, dup: c.dup, dupFP: c.dupFP}
 	return c
 }
 
@@ -392,17 +421,14 @@ func (b *bfsEngine) expandChunk(c *chunk, sc *Scratch) {
 			}
 		}
 		mask := maskOf(sleep)
-		if j, ok := c.dup[s.key]; ok {
+		if j, ok := c.lookupDup(s.key, g.exact); ok {
 			// Expanding it once with the smaller sleep set explores what
 			// both would have.
 			cd := &c.cands[j]
 			cd.mask &= mask
 			return
 		}
-		if c.dup == nil {
-			c.dup = map[stateKey]uint32{}
-		}
-		c.dup[s.key] = uint32(len(c.cands))
+		c.putDup(s.key, uint32(len(c.cands)), g.exact)
 		for _, v := range s.w.Schedule()[pathLen:] {
 			c.choices = binary.AppendUvarint(c.choices, uint64(v))
 		}
