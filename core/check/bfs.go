@@ -180,7 +180,7 @@ type chunk struct {
 	// chunk is kept once, with the sleep sets' intersection.
 	dup   map[stateKey]uint32
 	dupFP map[uint64]uint32
-	ran bool
+	ran   bool
 }
 
 func (c *chunk) key(i uint32) stateKey {
