@@ -24,6 +24,7 @@ run: wasm
 	$(GO) run ./cmd/server -addr $(ADDR)
 
 vet:
+	@files=$$("$$($(GO) env GOROOT)/bin/gofmt" -l . examples); if [ -n "$$files" ]; then echo "gofmt would change:"; echo "$$files"; exit 1; fi
 	$(GO) vet ./...
 	GOOS=js GOARCH=wasm $(GO) vet ./core/... ./wasm/...
 
