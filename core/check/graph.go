@@ -847,7 +847,8 @@ func (ex *expansion) before(w *sim.World, ev *sim.Event) pre {
 	p := w.Proc(ev.Proc)
 	b := pre{kind: p.Kind, pc: p.PC}
 	b.sent, b.timers = w.Effects()
-	if ex.e.access != nil {
+	if ex.e.access != nil && p.Kind == sim.Thread {
+		// Only a thread's step can be local enough to use them.
 		b.reads, b.writes, b.declared = ex.e.access.Accesses(w, ev.Proc)
 	}
 	return b
