@@ -20,12 +20,12 @@ func TestProcSignatureIsTheClientsOwnState(t *testing.T) {
 		t.Error("the poller has a client's signature")
 	}
 	for name, change := range map[string]func(){
-		"subscribed": func() { m.subscribed[1] = true },
-		"busy":       func() { m.busy[1] = true },
-		"batch":      func() { m.batch[1] = 2 },
-		"sending":    func() { m.sending[1] = 1 },
-		"sendFailed": func() { m.sendFailed[1] = true },
-		"cyclesDone": func() { m.cyclesDone[1] = 1 },
+		"subscribed":             func() { m.subscribed[1] = true },
+		"busy":                   func() { m.busy[1] = true },
+		"batch":                  func() { m.batch[1] = 2 },
+		"sending":                func() { m.sending[1] = 1 },
+		"sendFailed":             func() { m.sendFailed[1] = true },
+		"cyclesDone":             func() { m.cyclesDone[1] = 1 },
 		"a counter past 16 bits": func() { m.cyclesDone[1] = 1 << 20 },
 	} {
 		before := m.ProcSignature(w, b)
