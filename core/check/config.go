@@ -118,16 +118,17 @@ type Config struct {
 	// (the default) refuses such a model with an error naming the value.
 	ValueSamples int `json:"valueSamples,omitempty"`
 	// Workers is the number of goroutines a driver outside core (package
-	// internal/parallel) runs a level-synchronous bfs on; 0 means one per
-	// CPU. Verdicts, state counts (exact storage) and counterexamples do
-	// not depend on it. The core itself never starts a goroutine: Step
-	// runs everything on the caller's. dfs runs on one: a dfs expanding
-	// batches of the stack's top states as parallel tasks (so that its
-	// results do not depend on the workers) was built and measured, and
-	// lost to this one on 2 cores (vitess fixed C=3 ITER=2: 9.5 s on 2
-	// workers, 12.2 s on 1, against 9.7 s), the batches being too small
-	// to outweigh waking the workers and too large to keep a dfs's small
-	// working set.
+	// internal/parallel) runs a bfs or dfs on; 0 means one per CPU.
+	// Verdicts, state counts (exact storage) and counterexamples do not
+	// depend on it. The core itself never starts a goroutine: Step runs
+	// everything on the caller's. bfs is level-synchronous and decides in
+	// task order. dfs splits its stack among the workers and keeps that
+	// result only when it expanded everything; when a worker meets a
+	// violation, a bound or an error, it starts over on one goroutine and
+	// returns the one-worker result (see dfsEngine). A dfs with
+	// partial-order reduction runs on one goroutine. The transitions of a
+	// parallel dfs may differ between runs (a state reached again with a
+	// smaller sleep set is expanded again, which depends on the order).
 	Workers int `json:"workers,omitempty"`
 }
 

@@ -158,8 +158,7 @@ func newGraphEngine(x *Explorer) (engine, error) {
 	}
 	x.prog.States, x.prog.Frontier = len(nodes), len(nodes)
 	if x.cfg.Strategy == DFS {
-		slices.Reverse(nodes) // the first initial state is expanded first
-		return &dfsEngine{g: e, frontier: nodes}, nil
+		return newDFSEngine(e, nodes), nil
 	}
 	worlds := make([]*sim.World, len(nodes))
 	for i, n := range nodes {
@@ -449,66 +448,6 @@ func symmetryGroup(perms []sim.Permutation, nprocs, nmutexes int) ([][]sim.ProcI
 }
 
 // dfsEngine is depth-first search over a LIFO frontier of worlds.
-type dfsEngine struct {
-	g        *graphEngine
-	frontier []*node
-	cut      bool // a state was left unexpanded at the depth bound
-	// ex expands every state; the worlds of expanded states go to free,
-	// where ex takes the worlds of new successors from.
-	ex   *expansion
-	free []*sim.World
-}
-
-func (d *dfsEngine) step(budget int) int {
-	e, x := d.g, d.g.x
-	used := 0
-	for used < budget && x.found == nil && x.err == nil {
-		if len(d.frontier) == 0 {
-			x.prog.Done = true
-			x.verified, x.bounded = !d.cut, d.cut
-			break
-		}
-		if e.store.Len() >= x.cfg.Budget.States {
-			x.prog.Done = true
-			break
-		}
-		n := d.frontier[len(d.frontier)-1]
-		d.frontier[len(d.frontier)-1] = nil
-		d.frontier = d.frontier[:len(d.frontier)-1]
-		used++
-		if d.ex == nil {
-			d.ex = &expansion{e: e, emit: d.push, scratch: &scratch{free: &d.free}}
-		}
-		ex := d.ex
-		ex.transitions, ex.safe = 0, ex.safe[:0]
-		ex.expand(n)
-		ex.flush()
-		if n.pushed {
-			d.free = append(d.free, n.w)
-		}
-		d.cut = d.cut || ex.cut
-		x.prog.States = e.store.Len()
-		x.prog.Frontier = len(d.frontier)
-	}
-	return used
-}
-
-// push queues a successor unless it was expanded before with a sleep set
-// no larger than this one.
-func (d *dfsEngine) push(s succ, sleep []footprint) {
-	e := d.g
-	mask := maskOf(sleep)
-	if stored, seen := e.store.lookup(s.key); seen {
-		var again bool
-		if mask, again = e.againWith(stored, mask); !again {
-			return
-		}
-		sleep = keepMask(sleep, mask)
-	}
-	e.store.put(s.key, mask)
-	d.frontier = append(d.frontier, &node{w: d.ex.own(s), key: s.key, sleep: slices.Clone(sleep), pushed: true})
-}
-
 // expansion expands states and collects what that found: successors
 // (handed to emit), counters, the first violation, whether the depth
 // bound cut the search, what (process, pc) steps were found local. It

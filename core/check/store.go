@@ -2,6 +2,7 @@ package check
 
 import (
 	"math"
+	"sync"
 
 	"github.com/racetrack-sim/racetrack/core/sim"
 )
@@ -50,12 +51,30 @@ func (k stateKey) group() int { return int(k.fp >> (64 - storeGroupBits)) }
 // stateStore is the visited set of bfs and dfs: each state's key and the
 // sleep set it was expanded with (a process bit mask). Its groups are
 // independent: distinct groups may be read and written concurrently.
+// Workers that share a group (a parallel dfs) hold its lock, mu, around
+// their lookup and put, and set shared: then warm, which reads slots of
+// any group without a lock, does nothing.
 type stateStore struct {
 	exact  bool
 	masks  int // bits of the sleep mask kept per state: 0, 16 or 64
+	shared bool
 	fps    [storeGroups]fpTable
 	encs   [storeGroups]map[string]uint64
-	counts [storeGroups]int
+	counts [storeGroups]groupCount
+	mu     [storeGroups]groupLock
+}
+
+// groupCount and groupLock are a group's state count and lock, each on
+// its own cache line, and fpTable fills one too: workers writing
+// neighbouring groups would otherwise pull one line back and forth.
+type groupCount struct {
+	n int
+	_ [56]byte
+}
+
+type groupLock struct {
+	sync.Mutex
+	_ [56]byte
 }
 
 func newStateStore(exact bool, masks int) *stateStore {
@@ -71,8 +90,8 @@ func newStateStore(exact bool, masks int) *stateStore {
 // Len is the number of states stored.
 func (s *stateStore) Len() int {
 	n := 0
-	for _, c := range s.counts {
-		n += c
+	for i := range s.counts {
+		n += s.counts[i].n
 	}
 	return n
 }
@@ -81,9 +100,10 @@ func (s *stateStore) Len() int {
 // any is needed: the loads are independent, so their cache misses
 // overlap, and the lookups that follow find the slots cached (the
 // visited set is far larger than the caches: one miss a lookup
-// otherwise). It changes nothing; with exact storage it does nothing.
+// otherwise). It changes nothing; with exact storage, or shared, it does
+// nothing.
 func (s *stateStore) warm(fps []uint64) uint64 {
-	if s.exact {
+	if s.exact || s.shared {
 		return 0
 	}
 	var x uint64
@@ -108,13 +128,13 @@ func (s *stateStore) put(k stateKey, mask uint64) {
 	g := k.group()
 	if s.exact {
 		if _, ok := s.encs[g][k.enc]; !ok {
-			s.counts[g]++
+			s.counts[g].n++
 		}
 		s.encs[g][k.enc] = mask
 		return
 	}
 	if s.fps[g].put(k.fp, mask, s.masks) {
-		s.counts[g]++
+		s.counts[g].n++
 	}
 }
 
@@ -143,6 +163,7 @@ type fpTable struct {
 	vals16 []uint16
 	vals64 []uint64
 	n      int
+	_      [48]byte // to 128 bytes: see groupCount
 }
 
 func (t *fpTable) slot(fp uint64) int {

@@ -1,11 +1,13 @@
 // Package parallel runs a core/check search on several goroutines. The
 // core never starts a goroutine (it must run the same natively and in
-// the browser), so it offers the work of a level-synchronous bfs as
-// phases of independent tasks (check.Explorer.Tasks, RunTask, EndPhase);
-// this package runs each phase's tasks on a pool of workers and the rest
-// of the search (dfs, random, pct, shrinking) on the caller's goroutine.
-// Results do not depend on the number of workers: the core decides
-// everything in task order, not in the order tasks finish.
+// the browser), so it offers the work of a level-synchronous bfs, and of
+// a dfs split into one stack per worker, as phases of independent tasks
+// (check.Explorer.PlanWorkers, Tasks, RunTask, EndPhase); this package
+// runs each phase's tasks on a pool of workers and the rest of the
+// search (random, pct, shrinking) on the caller's goroutine. Results do
+// not depend on the number of workers: bfs decides everything in task
+// order, not in the order tasks finish, and a parallel dfs keeps its
+// result only when it ran to its end (see check.Config.Workers).
 //
 // It is the one place the server (api), the command line and the
 // benchmarks start search workers; the wasm build runs searches with one
@@ -39,6 +41,7 @@ func Step(x *check.Explorer, budget, workers int) check.Progress {
 	if budget < 1 {
 		budget = 1
 	}
+	x.PlanWorkers(workers)
 	for budget > 0 {
 		n := x.Tasks()
 		if n == 0 || workers == 1 {

@@ -66,7 +66,7 @@ func main() {
 	noShrink := flag.Bool("no-shrink", false, "keep the counterexample as found")
 	asJSON := flag.Bool("json", false, "print the whole result as JSON")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the search to this file")
-	flag.IntVar(&cfg.Workers, "workers", 0, "goroutines of a bfs (0: one per CPU)")
+	flag.IntVar(&cfg.Workers, "workers", 0, "goroutines of a bfs or dfs (0: one per CPU)")
 	flag.StringVar(&cfg.Storage, "storage", "", "bfs/dfs state storage: fingerprint (default) or exact")
 	flag.Parse()
 	if *cpuProfile != "" {
@@ -111,7 +111,10 @@ func main() {
 	}
 	workers := parallel.Workers(cfg.Workers)
 	if cfg.Strategy != check.BFS {
-		workers = 1 // only bfs runs on several goroutines
+		// dfs: the goroutines its result came from (one with
+		// partial-order reduction, or after starting over); the others
+		// run on one.
+		workers = x.Workers()
 	}
 	fmt.Printf("racetrack %s %+v: %s; states %d, transitions %d, runs %d; counterexample %s steps, %d choices; %.2fs; workers %d\n",
 		r.Strategy, r.Reductions, r.Verdict, r.States, r.Transitions, r.Runs, steps, r.Length, elapsed.Seconds(), workers)

@@ -1,0 +1,351 @@
+package check
+
+import (
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/racetrack-sim/racetrack/core/sim"
+)
+
+// dfsEngine is the depth-first search: a LIFO frontier of states, each
+// with its world, expanded one at a time.
+//
+// On several workers (a driver's PlanWorkers before the first state is
+// expanded) the frontier is split into one stack per worker, and the
+// search runs in phases: each worker expands up to a quota of states
+// from the top of its own stack, storing their successors in the shared
+// visited set (each of its groups behind a lock); a worker whose stack
+// runs dry takes the bottom half of the largest one (the states nearest
+// the root, which have the most left below them).
+// Which worker stores a state first depends on timing, but the states
+// stored when the search has expanded everything do not: with sleep sets
+// (a state reached again with a sleep set that is not a superset of the
+// stored one is expanded again) and symmetry (a canonical key per state)
+// every reachable state is stored, whatever the order. So a parallel dfs
+// that runs to its end has the verdict and the state count of the
+// one-worker dfs. Anything else could depend on timing: which violation
+// is met first, which states a depth, horizon or state bound leaves out.
+// So the moment a worker meets any of these (or an error), the search
+// starts over on one goroutine and gives exactly the one-worker result.
+// Partial-order reduction takes a persistent set of one step only when it
+// leads to a state not yet stored, which makes the reduced state space
+// depend on the order: a dfs with it runs on one goroutine.
+type dfsEngine struct {
+	g        *graphEngine
+	frontier []*node
+	cut      bool // a state was left unexpanded at the depth bound
+	// ex expands every state; the worlds of expanded states go to free,
+	// where ex takes the worlds of new successors from.
+	ex   *expansion
+	free []*sim.World
+
+	// started: a state was expanded on one goroutine (or the parallel
+	// search gave up): the search stays there.
+	started bool
+	par     *dfsPar
+	// workers is the number of goroutines the result was computed on.
+	workers int
+	// initial are copies of the initial states, and sampled what
+	// x.sampled was, while a parallel search may still start over.
+	initial []*node
+	sampled bool
+}
+
+// dfsPar is the state of a dfs on several workers.
+type dfsPar struct {
+	workers []*dfsWorker
+	quota   int // states each worker expands in this phase
+	// states is about the states stored (workers add theirs in batches,
+	// so that they do not share a cache line at every state): the state
+	// bound is checked exactly at the end of each phase.
+	states atomic.Int64
+	// stop: a worker met a violation, a bound or an error: the search
+	// starts over on one goroutine.
+	stop atomic.Bool
+}
+
+// dfsWorker is one worker of a parallel dfs: its stack (behind mu, as
+// other workers may take from it), and the expansion (and memory) it
+// expands states with.
+type dfsWorker struct {
+	d     *dfsEngine
+	mu    sync.Mutex
+	stack []*node
+	size  atomic.Int64 // len(stack), for thieves to pick from
+	free  []*sim.World
+	ex    *expansion
+	added int // states stored not yet counted in dfsPar.states
+}
+
+// Quotas of a phase of a parallel dfs: states a worker expands (each
+// takes a few microseconds) before the stacks are balanced again; the
+// short quota while some worker has nothing to do.
+const (
+	dfsQuota      = 8192
+	dfsShortQuota = 64
+)
+
+func newDFSEngine(e *graphEngine, nodes []*node) *dfsEngine {
+	slices.Reverse(nodes) // the first initial state is expanded first
+	return &dfsEngine{g: e, frontier: nodes, workers: 1}
+}
+
+// plan splits the search among workers if it can run on them: before
+// its first state is expanded, and without partial-order reduction.
+func (d *dfsEngine) plan(workers int) {
+	e := d.g
+	if workers < 2 || d.started || d.par != nil || e.por || e.x.prog.Done {
+		return
+	}
+	d.initial = make([]*node, len(d.frontier))
+	for i, n := range d.frontier {
+		d.initial[i] = &node{w: n.w.Clone(), key: n.key}
+	}
+	d.sampled = e.x.sampled
+	p := &dfsPar{quota: dfsShortQuota}
+	p.states.Store(int64(e.store.Len()))
+	for range workers {
+		wk := &dfsWorker{d: d}
+		wk.ex = &expansion{e: e, emit: wk.push, scratch: &scratch{free: &wk.free}}
+		p.workers = append(p.workers, wk)
+	}
+	p.workers[0].stack, d.frontier = d.frontier, nil
+	p.workers[0].size.Store(int64(len(p.workers[0].stack)))
+	e.store.shared = true
+	d.par, d.workers = p, workers
+}
+
+// tasks is the number of tasks of a parallel phase: one per worker (0:
+// the search runs on one goroutine).
+func (d *dfsEngine) tasks() int {
+	if d.par == nil {
+		return 0
+	}
+	return len(d.par.workers)
+}
+
+func (d *dfsEngine) step(budget int) int {
+	if d.par != nil {
+		// The phases' tasks one after the other, on this goroutine.
+		used := 0
+		for used < budget && d.par != nil && !d.g.x.prog.Done {
+			for i := range d.par.workers {
+				used += d.runTask(i)
+			}
+			d.endPhase()
+			used++
+		}
+		return used
+	}
+	e, x := d.g, d.g.x
+	used := 0
+	for used < budget && x.found == nil && x.err == nil {
+		if len(d.frontier) == 0 {
+			x.prog.Done = true
+			x.verified, x.bounded = !d.cut, d.cut
+			break
+		}
+		if e.store.Len() >= x.cfg.Budget.States {
+			x.prog.Done = true
+			break
+		}
+		d.started = true
+		n := d.frontier[len(d.frontier)-1]
+		d.frontier[len(d.frontier)-1] = nil
+		d.frontier = d.frontier[:len(d.frontier)-1]
+		used++
+		if d.ex == nil {
+			d.ex = &expansion{e: e, emit: d.push, scratch: &scratch{free: &d.free}}
+		}
+		ex := d.ex
+		ex.transitions, ex.safe = 0, ex.safe[:0]
+		ex.expand(n)
+		ex.flush()
+		if n.pushed {
+			d.free = append(d.free, n.w)
+		}
+		d.cut = d.cut || ex.cut
+		x.prog.States = e.store.Len()
+		x.prog.Frontier = len(d.frontier)
+	}
+	return used
+}
+
+// push queues a successor unless it was expanded before with a sleep set
+// no larger than this one.
+func (d *dfsEngine) push(s succ, sleep []footprint) {
+	e := d.g
+	mask := maskOf(sleep)
+	if stored, seen := e.store.lookup(s.key); seen {
+		var again bool
+		if mask, again = e.againWith(stored, mask); !again {
+			return
+		}
+		sleep = keepMask(sleep, mask)
+	}
+	e.store.put(s.key, mask)
+	d.frontier = append(d.frontier, &node{w: d.ex.own(s), key: s.key, sleep: slices.Clone(sleep), pushed: true})
+}
+
+// runTask runs worker i's part of a phase: up to the quota of states
+// from its stack (taking from the others' when it runs dry), and returns
+// how many it expanded. Workers run concurrently; each touches only
+// itself, the others' stacks under their locks, and the visited set
+// under its groups' locks.
+func (d *dfsEngine) runTask(i int) int {
+	p := d.par
+	wk := p.workers[i]
+	limit := int64(d.g.x.cfg.Budget.States)
+	n := 0
+	for ; n < p.quota && !p.stop.Load(); n++ {
+		if p.states.Load() >= limit {
+			p.stop.Store(true)
+			break
+		}
+		nd := wk.pop()
+		if nd == nil && wk.steal(p) {
+			nd = wk.pop()
+		}
+		if nd == nil {
+			break
+		}
+		wk.ex.expand(nd)
+		if wk.ex.stopped() || wk.ex.cut {
+			p.stop.Store(true)
+		}
+		if nd.pushed {
+			wk.free = append(wk.free, nd.w)
+		}
+	}
+	return n
+}
+
+// pop takes the state on top of wk's stack (nil if empty).
+func (wk *dfsWorker) pop() *node {
+	wk.mu.Lock()
+	defer wk.mu.Unlock()
+	k := len(wk.stack)
+	if k == 0 {
+		return nil
+	}
+	nd := wk.stack[k-1]
+	wk.stack[k-1] = nil
+	wk.stack = wk.stack[:k-1]
+	wk.size.Store(int64(k - 1))
+	return nd
+}
+
+// steal moves the bottom half of the largest other stack to wk's (empty)
+// one, and reports whether it took any.
+func (wk *dfsWorker) steal(p *dfsPar) bool {
+	var victim *dfsWorker
+	for _, o := range p.workers {
+		if o != wk && o.size.Load() >= 2 && (victim == nil || o.size.Load() > victim.size.Load()) {
+			victim = o
+		}
+	}
+	if victim == nil {
+		return false
+	}
+	victim.mu.Lock()
+	h := len(victim.stack) / 2
+	taken := slices.Clone(victim.stack[:h])
+	k := copy(victim.stack, victim.stack[h:])
+	clear(victim.stack[k:])
+	victim.stack = victim.stack[:k]
+	victim.size.Store(int64(k))
+	victim.mu.Unlock()
+	if h == 0 {
+		return false
+	}
+	wk.mu.Lock()
+	wk.stack = append(wk.stack, taken...)
+	wk.size.Store(int64(len(wk.stack)))
+	wk.mu.Unlock()
+	return true
+}
+
+// push is dfsEngine.push for a worker: the lookup and the store are one
+// step under the lock of the key's group.
+func (wk *dfsWorker) push(s succ, sleep []footprint) {
+	e := wk.d.g
+	st := e.store
+	mask := maskOf(sleep)
+	mu := &st.mu[s.key.group()]
+	mu.Lock()
+	if stored, seen := st.lookup(s.key); seen {
+		var again bool
+		if mask, again = e.againWith(stored, mask); !again {
+			mu.Unlock()
+			return
+		}
+		sleep = keepMask(sleep, mask)
+	} else if wk.added++; wk.added == 64 {
+		wk.d.par.states.Add(64)
+		wk.added = 0
+	}
+	st.put(s.key, mask)
+	mu.Unlock()
+	nd := &node{w: wk.ex.own(s), key: s.key, sleep: slices.Clone(sleep), pushed: true}
+	wk.mu.Lock()
+	wk.stack = append(wk.stack, nd)
+	wk.size.Store(int64(len(wk.stack)))
+	wk.mu.Unlock()
+}
+
+// endPhase ends a parallel phase: it counts what the workers did, starts
+// the search over on one goroutine if a worker met a violation, a bound
+// or an error, ends it when every stack is empty, and otherwise gives
+// each worker with an empty stack the bottom half of the largest one.
+func (d *dfsEngine) endPhase() {
+	p := d.par
+	e, x := d.g, d.g.x
+	for _, wk := range p.workers {
+		ex := wk.ex
+		x.prog.Transitions += ex.transitions
+		x.prog.Depth = max(x.prog.Depth, ex.depth)
+		x.sampled = x.sampled || ex.sampled
+		ex.transitions = 0
+	}
+	x.prog.States = e.store.Len()
+	if p.stop.Load() || x.prog.States >= x.cfg.Budget.States {
+		d.restart()
+		return
+	}
+	p.states.Store(int64(x.prog.States))
+	for _, wk := range p.workers {
+		wk.added = 0
+	}
+	frontier := 0
+	for _, wk := range p.workers {
+		frontier += len(wk.stack)
+	}
+	x.prog.Frontier = frontier
+	if frontier == 0 {
+		x.prog.Done, x.verified = true, true
+		d.par, d.initial = nil, nil
+		e.store.shared = false
+		return
+	}
+	p.quota = dfsQuota
+	for _, wk := range p.workers {
+		if len(wk.stack) == 0 && !wk.steal(p) {
+			p.quota = dfsShortQuota
+		}
+	}
+}
+
+// restart starts the search over on one goroutine, from copies of the
+// initial states, with an empty visited set.
+func (d *dfsEngine) restart() {
+	e, x := d.g, d.g.x
+	d.par, d.started, d.workers, d.cut = nil, true, 1, false
+	e.store = newStateStore(e.exact, e.store.masks)
+	for _, n := range d.initial {
+		e.store.put(n.key, 0)
+	}
+	d.frontier, d.initial = d.initial, nil
+	x.sampled = d.sampled
+	x.prog.States, x.prog.Frontier, x.prog.Transitions, x.prog.Depth = e.store.Len(), len(d.frontier), 0, 0
+}
