@@ -626,12 +626,13 @@ func (r *rebuilder) replay(w *sim.World, k int, e uint32, into *sim.World, inPla
 
 // PlanWorkers tells the explorer that a driver runs its tasks on up to
 // workers goroutines. A dfs then splits its frontier into one stack per
-// worker, if it has not expanded a state yet and can (see dfsEngine);
-// bfs cuts its levels into tasks whatever the number. Results do not
-// depend on it.
-func (x *Explorer) PlanWorkers(workers int) {
+// worker, if it has not expanded a state yet and can (see dfsEngine),
+// and takes its locks from locks(n) (nil when the tasks never run
+// concurrently); bfs cuts its levels into tasks whatever the number and
+// needs no lock. Results do not depend on it.
+func (x *Explorer) PlanWorkers(workers int, locks func(n int) Locks) {
 	if d, ok := x.eng.(*dfsEngine); ok && x.shrink == nil && x.found == nil && x.err == nil {
-		d.plan(min(workers, MaxWorkers))
+		d.plan(min(workers, MaxWorkers), locks)
 	}
 }
 

@@ -2,8 +2,6 @@ package check
 
 import (
 	"slices"
-	"sync"
-	"sync/atomic"
 
 	"github.com/racetrack-sim/racetrack/core/sim"
 )
@@ -17,7 +15,9 @@ import (
 // from the top of its own stack, storing their successors in the shared
 // visited set (each of its groups behind a lock); a worker whose stack
 // runs dry takes the bottom half of the largest one (the states nearest
-// the root, which have the most left below them).
+// the root, which have the most left below them). The core starts no
+// concurrency and has no locks: the driver that runs the tasks
+// concurrently gives it its locks (Locks).
 // Which worker stores a state first depends on timing, but the states
 // stored when the search has expanded everything do not: with sleep sets
 // (a state reached again with a sleep set that is not a superset of the
@@ -55,32 +55,46 @@ type dfsEngine struct {
 // dfsPar is the state of a dfs on several workers.
 type dfsPar struct {
 	workers []*dfsWorker
-	quota   int // states each worker expands in this phase
-	// states is about the states stored (workers add theirs in batches,
-	// so that they do not share a cache line at every state): the state
-	// bound is checked exactly at the end of each phase.
-	states atomic.Int64
-	// stop: a worker met a violation, a bound or an error: the search
-	// starts over on one goroutine.
-	stop atomic.Bool
+	// locks: one per group of the visited set, then one per worker's
+	// stack (see LocksFor).
+	locks Locks
+	quota int // states each worker expands in this phase
 }
 
-// dfsWorker is one worker of a parallel dfs: its stack (behind mu, as
-// other workers may take from it), and the expansion (and memory) it
+// dfsWorker is one worker of a parallel dfs: its stack (behind its lock,
+// as other workers may take from it), and the expansion (and memory) it
 // expands states with.
 type dfsWorker struct {
 	d     *dfsEngine
-	mu    sync.Mutex
+	lock  int
 	stack []*node
-	size  atomic.Int64 // len(stack), for thieves to pick from
 	free  []*sim.World
 	ex    *expansion
-	added int // states stored not yet counted in dfsPar.states
+	// stop: the worker met a violation, a bound or an error; the
+	// search starts over on one goroutine at the end of the phase.
+	stop bool
 }
 
+// Locks are mutual-exclusion locks numbered from 0, which a driver that
+// runs the tasks of a parallel dfs concurrently gives it (PlanWorkers).
+type Locks interface {
+	Lock(i int)
+	Unlock(i int)
+}
+
+// LocksFor is the number of locks a dfs on workers needs.
+func LocksFor(workers int) int { return storeGroups + workers }
+
+// noLocks are the locks of tasks that never run concurrently.
+type noLocks struct{}
+
+func (noLocks) Lock(int)   {}
+func (noLocks) Unlock(int) {}
+
 // Quotas of a phase of a parallel dfs: states a worker expands (each
-// takes a few microseconds) before the stacks are balanced again; the
-// short quota while some worker has nothing to do.
+// takes a few microseconds) before the phase ends and the explorer
+// reports its progress; the short quota while some worker has nothing to
+// do.
 const (
 	dfsQuota      = 8192
 	dfsShortQuota = 64
@@ -93,7 +107,9 @@ func newDFSEngine(e *graphEngine, nodes []*node) *dfsEngine {
 
 // plan splits the search among workers if it can run on them: before
 // its first state is expanded, and without partial-order reduction.
-func (d *dfsEngine) plan(workers int) {
+// locks (nil: the tasks never run concurrently) makes LocksFor(workers)
+// locks.
+func (d *dfsEngine) plan(workers int, locks func(n int) Locks) {
 	e := d.g
 	if workers < 2 || d.started || d.par != nil || e.por || e.x.prog.Done {
 		return
@@ -103,15 +119,16 @@ func (d *dfsEngine) plan(workers int) {
 		d.initial[i] = &node{w: n.w.Clone(), key: n.key}
 	}
 	d.sampled = e.x.sampled
-	p := &dfsPar{quota: dfsShortQuota}
-	p.states.Store(int64(e.store.Len()))
-	for range workers {
-		wk := &dfsWorker{d: d}
+	p := &dfsPar{quota: dfsShortQuota, locks: noLocks{}}
+	if locks != nil {
+		p.locks = locks(LocksFor(workers))
+	}
+	for i := range workers {
+		wk := &dfsWorker{d: d, lock: storeGroups + i}
 		wk.ex = &expansion{e: e, emit: wk.push, scratch: &scratch{free: &wk.free}}
 		p.workers = append(p.workers, wk)
 	}
 	p.workers[0].stack, d.frontier = d.frontier, nil
-	p.workers[0].size.Store(int64(len(p.workers[0].stack)))
 	e.store.shared = true
 	d.par, d.workers = p, workers
 }
@@ -191,29 +208,21 @@ func (d *dfsEngine) push(s succ, sleep []footprint) {
 // runTask runs worker i's part of a phase: up to the quota of states
 // from its stack (taking from the others' when it runs dry), and returns
 // how many it expanded. Workers run concurrently; each touches only
-// itself, the others' stacks under their locks, and the visited set
-// under its groups' locks.
+// itself, and under their locks the stacks and the visited set.
 func (d *dfsEngine) runTask(i int) int {
 	p := d.par
 	wk := p.workers[i]
-	limit := int64(d.g.x.cfg.Budget.States)
 	n := 0
-	for ; n < p.quota && !p.stop.Load(); n++ {
-		if p.states.Load() >= limit {
-			p.stop.Store(true)
-			break
-		}
+	for ; n < p.quota && !wk.stop; n++ {
 		nd := wk.pop()
-		if nd == nil && wk.steal(p) {
+		if nd == nil && wk.steal() {
 			nd = wk.pop()
 		}
 		if nd == nil {
 			break
 		}
 		wk.ex.expand(nd)
-		if wk.ex.stopped() || wk.ex.cut {
-			p.stop.Store(true)
-		}
+		wk.stop = wk.ex.stopped() || wk.ex.cut
 		if nd.pushed {
 			wk.free = append(wk.free, nd.w)
 		}
@@ -223,8 +232,9 @@ func (d *dfsEngine) runTask(i int) int {
 
 // pop takes the state on top of wk's stack (nil if empty).
 func (wk *dfsWorker) pop() *node {
-	wk.mu.Lock()
-	defer wk.mu.Unlock()
+	locks := wk.d.par.locks
+	locks.Lock(wk.lock)
+	defer locks.Unlock(wk.lock)
 	k := len(wk.stack)
 	if k == 0 {
 		return nil
@@ -232,37 +242,44 @@ func (wk *dfsWorker) pop() *node {
 	nd := wk.stack[k-1]
 	wk.stack[k-1] = nil
 	wk.stack = wk.stack[:k-1]
-	wk.size.Store(int64(k - 1))
 	return nd
+}
+
+// size is len(wk.stack), read under its lock.
+func (wk *dfsWorker) size() int {
+	locks := wk.d.par.locks
+	locks.Lock(wk.lock)
+	defer locks.Unlock(wk.lock)
+	return len(wk.stack)
 }
 
 // steal moves the bottom half of the largest other stack to wk's (empty)
 // one, and reports whether it took any.
-func (wk *dfsWorker) steal(p *dfsPar) bool {
+func (wk *dfsWorker) steal() bool {
+	p := wk.d.par
 	var victim *dfsWorker
+	most := 1
 	for _, o := range p.workers {
-		if o != wk && o.size.Load() >= 2 && (victim == nil || o.size.Load() > victim.size.Load()) {
-			victim = o
+		if n := o.size(); o != wk && n > most {
+			victim, most = o, n
 		}
 	}
 	if victim == nil {
 		return false
 	}
-	victim.mu.Lock()
+	p.locks.Lock(victim.lock)
 	h := len(victim.stack) / 2
 	taken := slices.Clone(victim.stack[:h])
 	k := copy(victim.stack, victim.stack[h:])
 	clear(victim.stack[k:])
 	victim.stack = victim.stack[:k]
-	victim.size.Store(int64(k))
-	victim.mu.Unlock()
+	p.locks.Unlock(victim.lock)
 	if h == 0 {
 		return false
 	}
-	wk.mu.Lock()
+	p.locks.Lock(wk.lock)
 	wk.stack = append(wk.stack, taken...)
-	wk.size.Store(int64(len(wk.stack)))
-	wk.mu.Unlock()
+	p.locks.Unlock(wk.lock)
 	return true
 }
 
@@ -271,27 +288,24 @@ func (wk *dfsWorker) steal(p *dfsPar) bool {
 func (wk *dfsWorker) push(s succ, sleep []footprint) {
 	e := wk.d.g
 	st := e.store
+	locks := wk.d.par.locks
 	mask := maskOf(sleep)
-	mu := &st.mu[s.key.group()]
-	mu.Lock()
+	g := s.key.group()
+	locks.Lock(g)
 	if stored, seen := st.lookup(s.key); seen {
 		var again bool
 		if mask, again = e.againWith(stored, mask); !again {
-			mu.Unlock()
+			locks.Unlock(g)
 			return
 		}
 		sleep = keepMask(sleep, mask)
-	} else if wk.added++; wk.added == 64 {
-		wk.d.par.states.Add(64)
-		wk.added = 0
 	}
 	st.put(s.key, mask)
-	mu.Unlock()
+	locks.Unlock(g)
 	nd := &node{w: wk.ex.own(s), key: s.key, sleep: slices.Clone(sleep), pushed: true}
-	wk.mu.Lock()
+	locks.Lock(wk.lock)
 	wk.stack = append(wk.stack, nd)
-	wk.size.Store(int64(len(wk.stack)))
-	wk.mu.Unlock()
+	locks.Unlock(wk.lock)
 }
 
 // endPhase ends a parallel phase: it counts what the workers did, starts
@@ -309,13 +323,13 @@ func (d *dfsEngine) endPhase() {
 		ex.transitions = 0
 	}
 	x.prog.States = e.store.Len()
-	if p.stop.Load() || x.prog.States >= x.cfg.Budget.States {
+	stop := x.prog.States >= x.cfg.Budget.States
+	for _, wk := range p.workers {
+		stop = stop || wk.stop
+	}
+	if stop {
 		d.restart()
 		return
-	}
-	p.states.Store(int64(x.prog.States))
-	for _, wk := range p.workers {
-		wk.added = 0
 	}
 	frontier := 0
 	for _, wk := range p.workers {
@@ -328,10 +342,12 @@ func (d *dfsEngine) endPhase() {
 		e.store.shared = false
 		return
 	}
-	p.quota = dfsQuota
+	// A phase stores at most quota states a worker times the states one
+	// expansion stores past the bound before the search starts over.
+	p.quota = min(dfsQuota, max(1, (x.cfg.Budget.States-x.prog.States)/len(p.workers)))
 	for _, wk := range p.workers {
-		if len(wk.stack) == 0 && !wk.steal(p) {
-			p.quota = dfsShortQuota
+		if len(wk.stack) == 0 && !wk.steal() {
+			p.quota = min(p.quota, dfsShortQuota)
 		}
 	}
 }

@@ -2,7 +2,6 @@ package check
 
 import (
 	"math"
-	"sync"
 
 	"github.com/racetrack-sim/racetrack/core/sim"
 )
@@ -51,9 +50,9 @@ func (k stateKey) group() int { return int(k.fp >> (64 - storeGroupBits)) }
 // stateStore is the visited set of bfs and dfs: each state's key and the
 // sleep set it was expanded with (a process bit mask). Its groups are
 // independent: distinct groups may be read and written concurrently.
-// Workers that share a group (a parallel dfs) hold its lock, mu, around
-// their lookup and put, and set shared: then warm, which reads slots of
-// any group without a lock, does nothing.
+// Workers that share a group (a parallel dfs) hold its lock (the
+// driver's: see Locks) around their lookup and put, and set shared: then
+// warm, which reads slots of any group without a lock, does nothing.
 type stateStore struct {
 	exact  bool
 	masks  int // bits of the sleep mask kept per state: 0, 16 or 64
@@ -61,19 +60,13 @@ type stateStore struct {
 	fps    [storeGroups]fpTable
 	encs   [storeGroups]map[string]uint64
 	counts [storeGroups]groupCount
-	mu     [storeGroups]groupLock
 }
 
-// groupCount and groupLock are a group's state count and lock, each on
-// its own cache line, and fpTable fills one too: workers writing
-// neighbouring groups would otherwise pull one line back and forth.
+// groupCount is a group's state count on a cache line of its own, and an
+// fpTable fills two: workers writing neighbouring groups would otherwise
+// pull one line back and forth.
 type groupCount struct {
 	n int
-	_ [56]byte
-}
-
-type groupLock struct {
-	sync.Mutex
 	_ [56]byte
 }
 
@@ -163,7 +156,7 @@ type fpTable struct {
 	vals16 []uint16
 	vals64 []uint64
 	n      int
-	_      [48]byte // to 128 bytes: see groupCount
+	_      [48]byte // to 128 bytes (see groupCount)
 }
 
 func (t *fpTable) slot(fp uint64) int {

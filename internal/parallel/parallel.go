@@ -41,7 +41,7 @@ func Step(x *check.Explorer, budget, workers int) check.Progress {
 	if budget < 1 {
 		budget = 1
 	}
-	x.PlanWorkers(workers)
+	x.PlanWorkers(workers, newLocks)
 	for budget > 0 {
 		n := x.Tasks()
 		if n == 0 || workers == 1 {
@@ -56,6 +56,20 @@ func Step(x *check.Explorer, budget, workers int) check.Progress {
 	}
 	return x.Progress()
 }
+
+// locks are the locks a parallel dfs takes (check.Locks), each on a
+// cache line of its own.
+type locks []paddedMutex
+
+type paddedMutex struct {
+	sync.Mutex
+	_ [56]byte
+}
+
+func newLocks(n int) check.Locks { return make(locks, n) }
+
+func (l locks) Lock(i int)   { l[i].Lock() }
+func (l locks) Unlock(i int) { l[i].Unlock() }
 
 // Run steps the search to its end on workers goroutines.
 func Run(x *check.Explorer, workers int) check.Result {

@@ -154,7 +154,7 @@ func TestParallelDFS(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		x.PlanWorkers(3)
+		x.PlanWorkers(3, nil)
 		if got := x.Run(); got.States != want.States || got.Verdict != want.Verdict || (c.parallel != (x.Workers() == 3)) {
 			t.Errorf("%s, stepped after PlanWorkers(3): %s, %d states on %d workers; one worker: %s, %d", c.name, got.Verdict, got.States, x.Workers(), want.Verdict, want.States)
 		}
