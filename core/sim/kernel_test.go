@@ -179,6 +179,50 @@ func TestReplayReproducesTheRunExactly(t *testing.T) {
 	}
 }
 
+// Copies of a world own their waiter lists: the original handing its
+// mutex over or signalling its condition variable (which shift its lists
+// in place) leaves a Clone's, a Snapshot's and a SnapshotInto's lists as
+// they were.
+func TestCopiesKeepTheirWaiters(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		threads [][]sim.Action
+		waiters func(w *sim.World) []sim.ProcID
+	}{
+		{"mutex", [][]sim.Action{
+			{sim.Lock(0, "a"), sim.Local("work", 0), sim.Unlock(0, "a")},
+			{sim.Lock(0, "b"), sim.Unlock(0, "b")},
+			{sim.Lock(0, "c"), sim.Unlock(0, "c")},
+		}, func(w *sim.World) []sim.ProcID { return w.Mutexes()[0].Waiters }},
+		{"condition variable", [][]sim.Action{
+			{sim.Lock(0, "a"), sim.Wait(0, "a waits"), sim.Unlock(0, "a")},
+			{sim.Lock(0, "b"), sim.Wait(0, "b waits"), sim.Unlock(0, "b")},
+			{sim.Local("work", 0), sim.Local("work", 0), sim.Local("work", 0), sim.Lock(0, "c"), sim.Signal(0, "c wakes one"), sim.Signal(0, "c wakes one"), sim.Unlock(0, "c")},
+		}, func(w *sim.World) []sim.ProcID { return w.Conds()[0].Waiters }},
+	} {
+		w := sim.NewWorld(&script{mutexes: []string{"mu"}, conds: []string{"cv"}, threads: c.threads}, 1, sim.FirstChooser{}, sim.Options{})
+		for i := 0; i < 50 && len(c.waiters(w)) < 2; i++ {
+			w.Step()
+		}
+		want := slices.Clone(c.waiters(w))
+		if len(want) < 2 {
+			t.Fatalf("%s: no two waiters after 50 steps: %v", c.name, want)
+		}
+		copies := map[string]*sim.World{"Clone": w.Clone(), "Snapshot": w.Snapshot(), "SnapshotInto": w.SnapshotInto(nil)}
+		if err := w.Run(sim.Limits{MaxSteps: 1000}); err != nil {
+			t.Fatal(err)
+		}
+		if got := c.waiters(w); len(got) != 0 {
+			t.Fatalf("%s: the original ended with waiters %v", c.name, got)
+		}
+		for name, cp := range copies {
+			if got := c.waiters(cp); !slices.Equal(got, want) {
+				t.Errorf("%s: %s's waiters became %v, were %v", c.name, name, got, want)
+			}
+		}
+	}
+}
+
 func TestCloneContinuesLikeTheOriginal(t *testing.T) {
 	mk := func() sim.Model {
 		return &pingPong{limit: 40, link: sim.Link{Min: sim.Millisecond, Max: 9 * sim.Millisecond, Res: sim.Millisecond}}

@@ -84,7 +84,9 @@ func (w *World) release(m *Mutex) {
 		return
 	}
 	next := m.Waiters[0]
-	m.Waiters = append(m.Waiters[:0:0], m.Waiters[1:]...)
+	// A world's waiter lists are its own (Clone and SnapshotInto copy
+	// them): shift in place.
+	m.Waiters = m.Waiters[:copy(m.Waiters, m.Waiters[1:])]
 	m.Holder = next
 	w.schedule1(Event{At: 0, Proc: next, Kind: EvAcquire, Mutex: m.ID, Cause: int32(w.steps)})
 }
@@ -111,10 +113,8 @@ func (w *World) signal(id CondID, all bool) {
 	if !all {
 		n = 1
 	}
-	woken := c.Waiters[:n]
-	c.Waiters = append(c.Waiters[:0:0], c.Waiters[n:]...)
 	m := &w.mutexes[c.L]
-	for _, q := range woken {
+	for _, q := range c.Waiters[:n] {
 		wp := &w.procs[q]
 		wp.WaitingOn = None
 		// Like sync.Cond.Wait, the woken thread must reacquire the lock.
@@ -127,6 +127,7 @@ func (w *World) signal(id CondID, all bool) {
 		m.Waiters = append(m.Waiters, q)
 		wp.Status, wp.BlockedOn = Blocked, m.ID
 	}
+	c.Waiters = c.Waiters[:copy(c.Waiters, c.Waiters[n:])]
 }
 
 // cycleFrom follows the wait-for graph from p and describes the cycle

@@ -90,6 +90,14 @@ func Record(reg *scenario.Registry, spec scenario.RunSpec, opt Options) (*Timeli
 	tl.nodes = append([]sim.Node(nil), w.Nodes()...)
 	tl.mutexes = append([]sim.Mutex(nil), w.Mutexes()...)
 	tl.conds = append([]sim.Cond(nil), w.Conds()...)
+	// Names and ids only: the waiter lists are the world's, which it
+	// changes in place as it runs.
+	for i := range tl.mutexes {
+		tl.mutexes[i].Waiters = nil
+	}
+	for i := range tl.conds {
+		tl.conds[i].Waiters = nil
+	}
 	tl.snaps = append(tl.snaps, w.Snapshot())
 	limits := ns.Limits()
 	for w.Stop() == sim.StopNone {
