@@ -36,7 +36,7 @@ func addSearchFlags(fs *flag.FlagSet) *searchFlags {
 		reductions: fs.String("reductions", "default", "bfs/dfs reductions: default, none, or a list of sleep,por,dpor,symmetry"),
 		noShrink:   fs.Bool("no-shrink", false, "keep a counterexample as found"),
 		timeout:    fs.Duration("timeout", 0, "stop after this long (0: no limit); a search stopped this way exits 14"),
-		workers:    fs.Int("workers", 0, "bfs: goroutines to search on (0: one per CPU); results do not depend on it"),
+		workers:    fs.Int("workers", 0, "bfs, dfs: goroutines to search on (0: one per CPU); results do not depend on it"),
 		samples:    fs.Int("value-samples", 0, "bfs/dfs on a timed preset: try each drawn value at this many evenly spread options (not a proof)"),
 		horizon:    fs.Duration("horizon", 0, "bfs/dfs: do not expand states past this virtual time (0: no bound)"),
 	}
