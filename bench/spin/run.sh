@@ -5,8 +5,9 @@
 # `spin -a` + `gcc pan.c` + `./pan`; Racetrack's is `go run
 # ./bench/cmd/rtcheck` (the Go build cache is warmed once first, so it
 # counts linking and the search). Peak RSS is GNU time's maximum resident
-# set (for go run: the largest of go and the checker it runs). bfs runs
-# on every core (-workers 1: one).
+# set (for go run: the largest of go and the checker it runs). bfs and
+# dfs run on every core (-workers 1: one; a dfs with partial-order
+# reduction runs on one).
 #
 # It installs nothing. Prerequisites: Go, and
 #   apt-get install -y spin gcc
@@ -77,6 +78,7 @@ fi
 rt_row "$l" -scenario vitess-messager -preset lock-level -variant fixed -param clients=3 -param iterations=2 -strategy bfs
 rt_row "$l" -scenario vitess-messager -preset lock-level -variant fixed -param clients=3 -param iterations=2 -strategy bfs -workers 1
 rt_row "$l" -scenario vitess-messager -preset lock-level -variant fixed -param clients=3 -param iterations=2 -strategy dfs
+rt_row "$l" -scenario vitess-messager -preset lock-level -variant fixed -param clients=3 -param iterations=2 -strategy dfs -workers 1
 # SPIN's question only (no deadlock; Racetrack's default also checks the
 # model's Always property, which switches partial-order reduction off).
 rt_row "$l, no-deadlock only" -scenario vitess-messager -preset lock-level -variant fixed -param clients=3 -param iterations=2 -strategy bfs -reductions sleep,por,symmetry -property no-deadlock
