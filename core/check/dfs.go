@@ -39,6 +39,7 @@ type dfsEngine struct {
 	// where ex takes the worlds of new successors from.
 	ex   *expansion
 	free []*sim.World
+	lend lender
 
 	// started: a state was expanded on one goroutine (or the parallel
 	// search gave up): the search stays there.
@@ -70,6 +71,7 @@ type dfsWorker struct {
 	stack []*node
 	free  []*sim.World
 	ex    *expansion
+	lend  lender
 	// stop: the worker met a violation, a bound or an error; the
 	// search starts over on one goroutine at the end of the phase.
 	stop bool
@@ -102,7 +104,48 @@ const (
 
 func newDFSEngine(e *graphEngine, nodes []*node) *dfsEngine {
 	slices.Reverse(nodes) // the first initial state is expanded first
-	return &dfsEngine{g: e, frontier: nodes, workers: 1}
+	return &dfsEngine{g: e, frontier: nodes, workers: 1, lend: lender{x: e.x}}
+}
+
+// lender lends the world of a state being expanded to its expansion, to
+// step into its last successor: dfs recycles that world afterwards
+// anyway, and this saves copying it once a state (see node.rebuild).
+// Should that step draw values, the others are tried from the state's
+// world rebuilt by replaying its schedule from the start, and the lender
+// lends no more: in a search whose steps draw values such replays, each
+// as long as the state's schedule, would cost more than the copies.
+type lender struct {
+	x       *Explorer
+	cur     *node // the state lent, while its world is its own
+	steps   int
+	sched   []int
+	rebuild func() (*sim.World, error)
+	off     bool
+}
+
+// lendTo lends n's world to its expansion, if it is a successor's (an
+// initial state's world is kept).
+func (l *lender) lendTo(n *node) {
+	l.cur = nil
+	if !n.pushed || !inPlaceSteps || l.off {
+		return
+	}
+	if l.rebuild == nil {
+		l.rebuild = func() (*sim.World, error) {
+			l.off = true
+			return l.x.replayTo(l.sched, l.steps)
+		}
+	}
+	l.cur, l.steps, l.sched = n, n.w.Steps(), n.w.Schedule()
+	n.rebuild = l.rebuild
+}
+
+// took is told of each successor's world a push keeps: if it is the
+// lent one, the expanded state no longer owns it.
+func (l *lender) took(w *sim.World) {
+	if l.cur != nil && l.cur.w == w {
+		l.cur.w = nil
+	}
 }
 
 // plan splits the search among workers if it can run on them: before
@@ -124,7 +167,7 @@ func (d *dfsEngine) plan(workers int, locks func(n int) Locks) {
 		p.locks = locks(LocksFor(workers))
 	}
 	for i := range workers {
-		wk := &dfsWorker{d: d, lock: storeGroups + i}
+		wk := &dfsWorker{d: d, lock: storeGroups + i, lend: lender{x: e.x}}
 		wk.ex = &expansion{e: e, emit: wk.push, scratch: &scratch{free: &wk.free}}
 		p.workers = append(p.workers, wk)
 	}
@@ -176,10 +219,11 @@ func (d *dfsEngine) step(budget int) int {
 			d.ex = &expansion{e: e, emit: d.push, scratch: &scratch{free: &d.free}}
 		}
 		ex := d.ex
-		ex.transitions, ex.safe = 0, ex.safe[:0]
+		ex.transitions, ex.rebuilds, ex.safe = 0, 0, ex.safe[:0]
+		d.lend.lendTo(n)
 		ex.expand(n)
 		ex.flush()
-		if n.pushed {
+		if n.pushed && n.w != nil {
 			d.free = append(d.free, n.w)
 		}
 		d.cut = d.cut || ex.cut
@@ -202,6 +246,7 @@ func (d *dfsEngine) push(s succ, sleep []footprint) {
 		sleep = keepMask(sleep, mask)
 	}
 	e.store.put(s.key, mask)
+	d.lend.took(s.w)
 	d.frontier = append(d.frontier, &node{w: d.ex.own(s), key: s.key, sleep: slices.Clone(sleep), pushed: true})
 }
 
@@ -221,9 +266,10 @@ func (d *dfsEngine) runTask(i int) int {
 		if nd == nil {
 			break
 		}
+		wk.lend.lendTo(nd)
 		wk.ex.expand(nd)
 		wk.stop = wk.ex.stopped() || wk.ex.cut
-		if nd.pushed {
+		if nd.pushed && nd.w != nil {
 			wk.free = append(wk.free, nd.w)
 		}
 	}
@@ -302,6 +348,7 @@ func (wk *dfsWorker) push(s succ, sleep []footprint) {
 	}
 	st.put(s.key, mask)
 	locks.Unlock(g)
+	wk.lend.took(s.w)
 	nd := &node{w: wk.ex.own(s), key: s.key, sleep: slices.Clone(sleep), pushed: true}
 	locks.Lock(wk.lock)
 	wk.stack = append(wk.stack, nd)
@@ -320,7 +367,8 @@ func (d *dfsEngine) endPhase() {
 		x.prog.Transitions += ex.transitions
 		x.prog.Depth = max(x.prog.Depth, ex.depth)
 		x.sampled = x.sampled || ex.sampled
-		ex.transitions = 0
+		x.rebuilds += ex.rebuilds
+		ex.transitions, ex.rebuilds = 0, 0
 	}
 	x.prog.States = e.store.Len()
 	stop := x.prog.States >= x.cfg.Budget.States

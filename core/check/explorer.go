@@ -368,6 +368,23 @@ func (x *Explorer) newWorld(spec scenario.RunSpec, ch sim.Chooser) (*sim.World, 
 	return sim.NewWorld(m, spec.Seed, ch, sim.Options{}), nil
 }
 
+// replayTo builds the world a run of the searched spec reaches after
+// steps steps following sched, its whole schedule: what dfs rebuilds a
+// state from when it stepped the state's world into a successor.
+func (x *Explorer) replayTo(sched []int, steps int) (*sim.World, error) {
+	ch := &sim.ScriptChooser{Schedule: sched}
+	w, err := x.newWorld(x.base, ch)
+	if err != nil {
+		return nil, err
+	}
+	for w.Steps() < steps && w.Step() {
+	}
+	if w.Steps() != steps || ch.Pos != len(sched) || w.Err() != nil {
+		return nil, fmt.Errorf("%w: dfs replay of a stored state failed at step %d: %v", ErrReplay, w.Steps(), w.Err())
+	}
+	return w, nil
+}
+
 // runToViolation runs w until the searched property fails or the run ends
 // within lim, and returns the violation if any.
 func (x *Explorer) runToViolation(w *sim.World, lim sim.Limits) (sim.Violation, bool, error) {

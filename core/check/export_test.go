@@ -8,7 +8,7 @@ func SetSignaturePruning(on bool) (restore func()) {
 	return func() { pruneSignatures = old }
 }
 
-// SetInPlaceSteps turns on or off bfs's stepping of an expanded state's
+// SetInPlaceSteps turns on or off bfs's and dfs's stepping of an expanded state's
 // world into its last successor, and returns a function that restores it.
 func SetInPlaceSteps(on bool) (restore func()) {
 	old := inPlaceSteps
@@ -16,6 +16,6 @@ func SetInPlaceSteps(on bool) (restore func()) {
 	return func() { inPlaceSteps = old }
 }
 
-// Rebuilds is the number of states x's bfs rebuilt because their world
+// Rebuilds is the number of states x's bfs or dfs rebuilt because their world
 // was stepped into a successor before the expansion was done.
 func Rebuilds(x *Explorer) int { return x.rebuilds }

@@ -2,6 +2,7 @@ package check_test
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -116,7 +117,11 @@ func TestInPlaceLastStepGivesTheSameSearch(t *testing.T) {
 		vitessLock(check.BFS, "buggy", 3, 2, check.Reductions{Sleep: true, POR: true, Symmetry: true}),
 		philo(check.BFS, "fixed", 4, check.Reductions{}),
 	}
-	rebuilt := 0
+	for _, cfg := range slices.Clone(cfgs) {
+		cfg.Strategy = check.DFS
+		cfgs = append(cfgs, cfg)
+	}
+	rebuilt := map[string]int{}
 	for _, cfg := range cfgs {
 		cfg.Budget.States = min(cfg.Budget.States, 30_000)
 		x, err := check.New(reg, cfg)
@@ -127,17 +132,22 @@ func TestInPlaceLastStepGivesTheSameSearch(t *testing.T) {
 		if err := x.Err(); err != nil {
 			t.Fatal(err)
 		}
-		rebuilt += check.Rebuilds(x)
+		rebuilt[cfg.Strategy] += check.Rebuilds(x)
 		restore := check.SetInPlaceSteps(false)
 		want := search(t, reg, cfg)
 		restore()
 		t.Logf("%s/%s/%s: %d states, %d transitions, %d rebuilt, %s", cfg.Scenario, cfg.Preset, cfg.Variant, got.States, got.Transitions, check.Rebuilds(x), got.Verdict)
 		if got.States != want.States || got.Transitions != want.Transitions || got.Verdict != want.Verdict || got.Length != want.Length {
-			t.Errorf("%s/%s/%s: in place %d states, %d transitions, %q, length %d; copies %d, %d, %q, %d", cfg.Scenario, cfg.Preset, cfg.Variant,
+			t.Errorf("%s %s/%s/%s: in place %d states, %d transitions, %q, length %d; copies %d, %d, %q, %d", cfg.Strategy, cfg.Scenario, cfg.Preset, cfg.Variant,
 				got.States, got.Transitions, got.Verdict, got.Length, want.States, want.Transitions, want.Verdict, want.Length)
 		}
+		if got.Found && !slices.Equal(got.Counterexample.Schedule, want.Counterexample.Schedule) {
+			t.Errorf("%s %s/%s/%s: in place counterexample %v; copies %v", cfg.Strategy, cfg.Scenario, cfg.Preset, cfg.Variant, got.Counterexample.Schedule, want.Counterexample.Schedule)
+		}
 	}
-	if rebuilt == 0 {
-		t.Error("no state was rebuilt: the test no longer reaches a last step that draws values")
+	for _, s := range []string{check.BFS, check.DFS} {
+		if rebuilt[s] == 0 {
+			t.Errorf("%s rebuilt no state: the test no longer reaches a last step that draws values", s)
+		}
 	}
 }
