@@ -206,7 +206,7 @@ func (d *dfsEngine) step(budget int) int {
 			x.verified, x.bounded = !d.cut, d.cut
 			break
 		}
-		if e.store.Len() >= x.cfg.Budget.States {
+		if x.prog.States >= x.cfg.Budget.States {
 			x.prog.Done = true
 			break
 		}
@@ -227,7 +227,6 @@ func (d *dfsEngine) step(budget int) int {
 			d.free = append(d.free, n.w)
 		}
 		d.cut = d.cut || ex.cut
-		x.prog.States = e.store.Len()
 		x.prog.Frontier = len(d.frontier)
 	}
 	return used
@@ -245,7 +244,9 @@ func (d *dfsEngine) push(s succ, sleep []footprint) {
 		}
 		sleep = keepMask(sleep, mask)
 	}
-	e.store.put(s.key, mask)
+	if e.store.put(s.key, mask) {
+		e.x.prog.States++ // what the store counts (Len sums its groups)
+	}
 	d.lend.took(s.w)
 	d.frontier = append(d.frontier, &node{w: d.ex.own(s), key: s.key, sleep: slices.Clone(sleep), pushed: true})
 }

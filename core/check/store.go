@@ -116,19 +116,23 @@ func (s *stateStore) lookup(k stateKey) (uint64, bool) {
 	return s.fps[g].lookup(k.fp)
 }
 
-// put stores k with mask, or replaces its mask.
-func (s *stateStore) put(k stateKey, mask uint64) {
+// put stores k with mask, or replaces its mask, and reports whether k
+// is new.
+func (s *stateStore) put(k stateKey, mask uint64) bool {
 	g := k.group()
 	if s.exact {
-		if _, ok := s.encs[g][k.enc]; !ok {
+		_, seen := s.encs[g][k.enc]
+		if !seen {
 			s.counts[g].n++
 		}
 		s.encs[g][k.enc] = mask
-		return
+		return !seen
 	}
 	if s.fps[g].put(k.fp, mask, s.masks) {
 		s.counts[g].n++
+		return true
 	}
+	return false
 }
 
 // omission is the probability bound that a fingerprint collision hid a
