@@ -18,6 +18,7 @@ import (
 // the root, which have the most left below them). The core starts no
 // concurrency and has no locks: the driver that runs the tasks
 // concurrently gives it its locks (Locks).
+//
 // Which worker stores a state first depends on timing, but the states
 // stored when the search has expanded everything do not: with sleep sets
 // (a state reached again with a sleep set that is not a superset of the
@@ -28,6 +29,7 @@ import (
 // is met first, which states a depth, horizon or state bound leaves out.
 // So the moment a worker meets any of these (or an error), the search
 // starts over on one goroutine and gives exactly the one-worker result.
+//
 // Partial-order reduction takes a persistent set of one step only when it
 // leads to a state not yet stored, which makes the reduced state space
 // depend on the order: a dfs with it runs on one goroutine.
