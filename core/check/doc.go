@@ -50,7 +50,11 @@
 // merged as independent tasks that a driver outside core may run on
 // several goroutines (Explorer.Tasks; package internal/parallel); every
 // decision is taken in task order, so results do not depend on the
-// number of workers.
+// number of workers. A dfs split among workers (Explorer.PlanWorkers)
+// runs their stacks as the tasks, sharing the visited set under locks the
+// driver gives it (Locks); it keeps its result only when it explored
+// everything, which does not depend on the order, and otherwise starts
+// over on one goroutine (dfs.go).
 //
 // A counterexample is the RunSpec of the search plus the schedule (the
 // list of choices) that replays it with scenario.Registry.Execute; it is
