@@ -640,7 +640,7 @@ func (x *Explorer) PlanWorkers(workers int, locks func(n int) Locks) {
 // 1 unless it ran to its end split among workers (see PlanWorkers).
 func (x *Explorer) Workers() int {
 	if d, ok := x.eng.(*dfsEngine); ok {
-		return d.workers
+		return d.workersUsed()
 	}
 	return 1
 }

@@ -34,39 +34,26 @@ import (
 // leads to a state not yet stored, which makes the reduced state space
 // depend on the order: a dfs with it runs on one goroutine.
 type dfsEngine struct {
-	g        *graphEngine
-	frontier []*node
-	cut      bool // a state was left unexpanded at the depth bound
-	// ex expands every state; the worlds of expanded states go to free,
-	// where ex takes the worlds of new successors from.
-	ex   *expansion
-	free []*sim.World
-	lend lender
-
+	g   *graphEngine
+	cut bool // a state was left unexpanded at the depth bound
+	// workers hold the frontier: one on one goroutine, one each on
+	// several (see PlanWorkers), locked with locks (noLocks on one).
+	workers []*dfsWorker
+	locks   Locks
+	quota   int // states each worker expands in a parallel phase
 	// started: a state was expanded on one goroutine (or the parallel
 	// search gave up): the search stays there.
 	started bool
-	par     *dfsPar
-	// workers is the number of goroutines the result was computed on.
-	workers int
 	// initial are copies of the initial states, and sampled what
 	// x.sampled was, while a parallel search may still start over.
 	initial []*node
 	sampled bool
 }
 
-// dfsPar is the state of a dfs on several workers.
-type dfsPar struct {
-	workers []*dfsWorker
-	// locks: one per group of the visited set, then one per worker's
-	// stack (see LocksFor).
-	locks Locks
-	quota int // states each worker expands in this phase
-}
-
-// dfsWorker is one worker of a parallel dfs: its stack (behind its lock,
-// as other workers may take from it), and the expansion (and memory) it
-// expands states with.
+// dfsWorker expands states from its stack (behind its lock, as other
+// workers may take from it) with its own expansion and memory: the
+// worlds of states it expanded go to free, where its expansion takes the
+// worlds of new successors from.
 type dfsWorker struct {
 	d     *dfsEngine
 	lock  int
@@ -74,10 +61,20 @@ type dfsWorker struct {
 	free  []*sim.World
 	ex    *expansion
 	lend  lender
-	// stop: the worker met a violation, a bound or an error; the
+	added int // new states stored since the engine last counted them
+	// stop: the worker met a violation, a bound or an error; a parallel
 	// search starts over on one goroutine at the end of the phase.
 	stop bool
 }
+
+func (d *dfsEngine) newWorker(i int) *dfsWorker {
+	wk := &dfsWorker{d: d, lock: storeGroups + i, lend: lender{x: d.g.x}}
+	wk.ex = &expansion{e: d.g, emit: wk.push, scratch: &scratch{free: &wk.free}}
+	return wk
+}
+
+// parallel reports whether the search runs split among workers.
+func (d *dfsEngine) parallel() bool { return len(d.workers) > 1 }
 
 // Locks are mutual-exclusion locks numbered from 0, which a driver that
 // runs the tasks of a parallel dfs concurrently gives it (PlanWorkers).
@@ -106,7 +103,10 @@ const (
 
 func newDFSEngine(e *graphEngine, nodes []*node) *dfsEngine {
 	slices.Reverse(nodes) // the first initial state is expanded first
-	return &dfsEngine{g: e, frontier: nodes, workers: 1, lend: lender{x: e.x}}
+	d := &dfsEngine{g: e, locks: noLocks{}}
+	d.workers = []*dfsWorker{d.newWorker(0)}
+	d.workers[0].stack = nodes
+	return d
 }
 
 // lender lends the world of a state being expanded to its expansion, to
@@ -156,54 +156,54 @@ func (l *lender) took(w *sim.World) {
 // locks.
 func (d *dfsEngine) plan(workers int, locks func(n int) Locks) {
 	e := d.g
-	if workers < 2 || d.started || d.par != nil || e.por || e.x.prog.Done {
+	if workers < 2 || d.started || d.parallel() || e.por || e.x.prog.Done {
 		return
 	}
-	d.initial = make([]*node, len(d.frontier))
-	for i, n := range d.frontier {
+	first := d.workers[0]
+	d.initial = make([]*node, len(first.stack))
+	for i, n := range first.stack {
 		d.initial[i] = &node{w: n.w.Clone(), key: n.key}
 	}
 	d.sampled = e.x.sampled
-	p := &dfsPar{quota: dfsShortQuota, locks: noLocks{}}
 	if locks != nil {
-		p.locks = locks(LocksFor(workers))
+		d.locks = locks(LocksFor(workers))
 	}
-	for i := range workers {
-		wk := &dfsWorker{d: d, lock: storeGroups + i, lend: lender{x: e.x}}
-		wk.ex = &expansion{e: e, emit: wk.push, scratch: &scratch{free: &wk.free}}
-		p.workers = append(p.workers, wk)
+	for i := 1; i < workers; i++ {
+		d.workers = append(d.workers, d.newWorker(i))
 	}
-	p.workers[0].stack, d.frontier = d.frontier, nil
+	d.quota = dfsShortQuota
 	e.store.shared = true
-	d.par, d.workers = p, workers
 }
 
 // tasks is the number of tasks of a parallel phase: one per worker (0:
 // the search runs on one goroutine).
 func (d *dfsEngine) tasks() int {
-	if d.par == nil {
+	if !d.parallel() {
 		return 0
 	}
-	return len(d.par.workers)
+	return len(d.workers)
 }
 
+// workersUsed is the number of goroutines the result was computed on.
+func (d *dfsEngine) workersUsed() int { return len(d.workers) }
+
 func (d *dfsEngine) step(budget int) int {
-	if d.par != nil {
+	x := d.g.x
+	used := 0
+	for used < budget && d.parallel() && !x.prog.Done {
 		// The phases' tasks one after the other, on this goroutine.
-		used := 0
-		for used < budget && d.par != nil && !d.g.x.prog.Done {
-			for i := range d.par.workers {
-				used += d.runTask(i)
-			}
-			d.endPhase()
-			used++
+		for i := range d.workers {
+			used += d.runTask(i)
 		}
+		d.endPhase()
+		used++
+	}
+	if d.parallel() {
 		return used
 	}
-	e, x := d.g, d.g.x
-	used := 0
+	wk := d.workers[0]
 	for used < budget && x.found == nil && x.err == nil {
-		if len(d.frontier) == 0 {
+		if len(wk.stack) == 0 {
 			x.prog.Done = true
 			x.verified, x.bounded = !d.cut, d.cut
 			break
@@ -213,44 +213,17 @@ func (d *dfsEngine) step(budget int) int {
 			break
 		}
 		d.started = true
-		n := d.frontier[len(d.frontier)-1]
-		d.frontier[len(d.frontier)-1] = nil
-		d.frontier = d.frontier[:len(d.frontier)-1]
 		used++
-		if d.ex == nil {
-			d.ex = &expansion{e: e, emit: d.push, scratch: &scratch{free: &d.free}}
-		}
-		ex := d.ex
+		ex := wk.ex
 		ex.transitions, ex.rebuilds, ex.safe = 0, 0, ex.safe[:0]
-		d.lend.lendTo(n)
-		ex.expand(n)
+		wk.expandNext()
 		ex.flush()
-		if n.pushed && n.w != nil {
-			d.free = append(d.free, n.w)
-		}
+		x.prog.States += wk.added
+		wk.added = 0
 		d.cut = d.cut || ex.cut
-		x.prog.Frontier = len(d.frontier)
+		x.prog.Frontier = len(wk.stack)
 	}
 	return used
-}
-
-// push queues a successor unless it was expanded before with a sleep set
-// no larger than this one.
-func (d *dfsEngine) push(s succ, sleep []footprint) {
-	e := d.g
-	mask := maskOf(sleep)
-	if stored, seen := e.store.lookup(s.key); seen {
-		var again bool
-		if mask, again = e.againWith(stored, mask); !again {
-			return
-		}
-		sleep = keepMask(sleep, mask)
-	}
-	if e.store.put(s.key, mask) {
-		e.x.prog.States++ // what the store counts (Len sums its groups)
-	}
-	d.lend.took(s.w)
-	d.frontier = append(d.frontier, &node{w: d.ex.own(s), key: s.key, sleep: slices.Clone(sleep), pushed: true})
 }
 
 // runTask runs worker i's part of a phase: up to the quota of states
@@ -258,45 +231,51 @@ func (d *dfsEngine) push(s succ, sleep []footprint) {
 // how many it expanded. Workers run concurrently; each touches only
 // itself, and under their locks the stacks and the visited set.
 func (d *dfsEngine) runTask(i int) int {
-	p := d.par
-	wk := p.workers[i]
+	wk := d.workers[i]
 	n := 0
-	for ; n < p.quota && !wk.stop; n++ {
-		nd := wk.pop()
-		if nd == nil && wk.steal() {
-			nd = wk.pop()
-		}
-		if nd == nil {
-			break
-		}
-		wk.lend.lendTo(nd)
-		wk.ex.expand(nd)
+	for n < d.quota && !wk.stop && wk.expandNext() {
+		n++
 		wk.stop = wk.ex.stopped() || wk.ex.cut
-		if nd.pushed && nd.w != nil {
-			wk.free = append(wk.free, nd.w)
-		}
 	}
 	return n
 }
 
+// expandNext expands the state on top of wk's stack (taking from the
+// others' stacks when it is empty), and reports whether there was one.
+func (wk *dfsWorker) expandNext() bool {
+	n := wk.pop()
+	if n == nil && wk.steal() {
+		n = wk.pop()
+	}
+	if n == nil {
+		return false
+	}
+	wk.lend.lendTo(n)
+	wk.ex.expand(n)
+	if n.pushed && n.w != nil { // (an initial state's world is kept)
+		wk.free = append(wk.free, n.w)
+	}
+	return true
+}
+
 // pop takes the state on top of wk's stack (nil if empty).
 func (wk *dfsWorker) pop() *node {
-	locks := wk.d.par.locks
+	locks := wk.d.locks
 	locks.Lock(wk.lock)
 	defer locks.Unlock(wk.lock)
 	k := len(wk.stack)
 	if k == 0 {
 		return nil
 	}
-	nd := wk.stack[k-1]
+	n := wk.stack[k-1]
 	wk.stack[k-1] = nil
 	wk.stack = wk.stack[:k-1]
-	return nd
+	return n
 }
 
 // size is len(wk.stack), read under its lock.
 func (wk *dfsWorker) size() int {
-	locks := wk.d.par.locks
+	locks := wk.d.locks
 	locks.Lock(wk.lock)
 	defer locks.Unlock(wk.lock)
 	return len(wk.stack)
@@ -305,39 +284,43 @@ func (wk *dfsWorker) size() int {
 // steal moves the bottom half of the largest other stack to wk's (empty)
 // one, and reports whether it took any.
 func (wk *dfsWorker) steal() bool {
-	p := wk.d.par
+	d := wk.d
 	var victim *dfsWorker
 	most := 1
-	for _, o := range p.workers {
-		if n := o.size(); o != wk && n > most {
+	for _, o := range d.workers {
+		if o == wk {
+			continue
+		}
+		if n := o.size(); n > most {
 			victim, most = o, n
 		}
 	}
 	if victim == nil {
 		return false
 	}
-	p.locks.Lock(victim.lock)
+	d.locks.Lock(victim.lock)
 	h := len(victim.stack) / 2
 	taken := slices.Clone(victim.stack[:h])
 	k := copy(victim.stack, victim.stack[h:])
 	clear(victim.stack[k:])
 	victim.stack = victim.stack[:k]
-	p.locks.Unlock(victim.lock)
+	d.locks.Unlock(victim.lock)
 	if h == 0 {
 		return false
 	}
-	p.locks.Lock(wk.lock)
+	d.locks.Lock(wk.lock)
 	wk.stack = append(wk.stack, taken...)
-	p.locks.Unlock(wk.lock)
+	d.locks.Unlock(wk.lock)
 	return true
 }
 
-// push is dfsEngine.push for a worker: the lookup and the store are one
-// step under the lock of the key's group.
+// push queues a successor unless it was expanded before with a sleep set
+// no larger than this one. The lookup and the store are one step under
+// the lock of the key's group.
 func (wk *dfsWorker) push(s succ, sleep []footprint) {
 	e := wk.d.g
 	st := e.store
-	locks := wk.d.par.locks
+	locks := wk.d.locks
 	mask := maskOf(sleep)
 	g := s.key.group()
 	locks.Lock(g)
@@ -349,12 +332,14 @@ func (wk *dfsWorker) push(s succ, sleep []footprint) {
 		}
 		sleep = keepMask(sleep, mask)
 	}
-	st.put(s.key, mask)
+	if st.put(s.key, mask) {
+		wk.added++
+	}
 	locks.Unlock(g)
 	wk.lend.took(s.w)
-	nd := &node{w: wk.ex.own(s), key: s.key, sleep: slices.Clone(sleep), pushed: true}
+	n := &node{w: wk.ex.own(s), key: s.key, sleep: slices.Clone(sleep), pushed: true}
 	locks.Lock(wk.lock)
-	wk.stack = append(wk.stack, nd)
+	wk.stack = append(wk.stack, n)
 	locks.Unlock(wk.lock)
 }
 
@@ -363,42 +348,37 @@ func (wk *dfsWorker) push(s succ, sleep []footprint) {
 // or an error, ends it when every stack is empty, and otherwise gives
 // each worker with an empty stack the bottom half of the largest one.
 func (d *dfsEngine) endPhase() {
-	p := d.par
 	e, x := d.g, d.g.x
-	for _, wk := range p.workers {
+	stop := false
+	frontier := 0
+	for _, wk := range d.workers {
 		ex := wk.ex
 		x.prog.Transitions += ex.transitions
 		x.prog.Depth = max(x.prog.Depth, ex.depth)
 		x.sampled = x.sampled || ex.sampled
 		x.rebuilds += ex.rebuilds
-		ex.transitions, ex.rebuilds = 0, 0
+		ex.transitions, ex.rebuilds, wk.added = 0, 0, 0
+		stop = stop || wk.stop
+		frontier += len(wk.stack)
 	}
 	x.prog.States = e.store.Len()
-	stop := x.prog.States >= x.cfg.Budget.States
-	for _, wk := range p.workers {
-		stop = stop || wk.stop
-	}
-	if stop {
+	if stop || x.prog.States >= x.cfg.Budget.States {
 		d.restart()
 		return
-	}
-	frontier := 0
-	for _, wk := range p.workers {
-		frontier += len(wk.stack)
 	}
 	x.prog.Frontier = frontier
 	if frontier == 0 {
 		x.prog.Done, x.verified = true, true
-		d.par, d.initial = nil, nil
+		d.initial = nil
 		e.store.shared = false
 		return
 	}
 	// A phase stores at most quota states a worker times the states one
 	// expansion stores past the bound before the search starts over.
-	p.quota = min(dfsQuota, max(1, (x.cfg.Budget.States-x.prog.States)/len(p.workers)))
-	for _, wk := range p.workers {
+	d.quota = min(dfsQuota, max(1, (x.cfg.Budget.States-x.prog.States)/len(d.workers)))
+	for _, wk := range d.workers {
 		if len(wk.stack) == 0 && !wk.steal() {
-			p.quota = min(p.quota, dfsShortQuota)
+			d.quota = min(d.quota, dfsShortQuota)
 		}
 	}
 }
@@ -407,12 +387,13 @@ func (d *dfsEngine) endPhase() {
 // initial states, with an empty visited set.
 func (d *dfsEngine) restart() {
 	e, x := d.g, d.g.x
-	d.par, d.started, d.workers, d.cut = nil, true, 1, false
+	d.started, d.cut, d.locks = true, false, noLocks{}
+	d.workers = []*dfsWorker{d.newWorker(0)}
+	d.workers[0].stack, d.initial = d.initial, nil
 	e.store = newStateStore(e.exact, e.store.masks)
-	for _, n := range d.initial {
+	for _, n := range d.workers[0].stack {
 		e.store.put(n.key, 0)
 	}
-	d.frontier, d.initial = d.initial, nil
 	x.sampled = d.sampled
-	x.prog.States, x.prog.Frontier, x.prog.Transitions, x.prog.Depth = e.store.Len(), len(d.frontier), 0, 0
+	x.prog.States, x.prog.Frontier, x.prog.Transitions, x.prog.Depth = e.store.Len(), len(d.workers[0].stack), 0, 0
 }
