@@ -203,13 +203,7 @@ func (d *dfsEngine) step(budget int) int {
 	}
 	wk := d.workers[0]
 	for used < budget && x.found == nil && x.err == nil {
-		if len(wk.stack) == 0 {
-			x.prog.Done = true
-			x.verified, x.bounded = !d.cut, d.cut
-			break
-		}
-		if x.prog.States >= x.cfg.Budget.States {
-			x.prog.Done = true
+		if x.ended(len(wk.stack), d.cut) {
 			break
 		}
 		d.started = true

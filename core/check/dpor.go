@@ -156,13 +156,7 @@ func (e *dporEngine) step(budget int) int {
 	x := e.x
 	used := 0
 	for used < budget && x.found == nil && x.err == nil {
-		if len(e.stack) == 0 {
-			x.prog.Done = true
-			x.verified, x.bounded = !e.cut, e.cut
-			break
-		}
-		if x.prog.States >= x.cfg.Budget.States {
-			x.prog.Done = true
+		if x.ended(len(e.stack), e.cut) {
 			break
 		}
 		f := e.stack[len(e.stack)-1]

@@ -368,6 +368,20 @@ func (x *Explorer) newWorld(spec scenario.RunSpec, ch sim.Chooser) (*sim.World, 
 	return sim.NewWorld(m, spec.Seed, ch, sim.Options{}), nil
 }
 
+// ended ends a depth-first search whose frontier holds frontier states
+// when nothing is left to expand (verified, or bounded when a bound cut
+// the search) or its state budget is spent, and reports whether it did.
+func (x *Explorer) ended(frontier int, cut bool) bool {
+	switch {
+	case frontier == 0:
+		x.prog.Done = true
+		x.verified, x.bounded = !cut, cut
+	case x.prog.States >= x.cfg.Budget.States:
+		x.prog.Done = true
+	}
+	return x.prog.Done
+}
+
 // replayTo builds the world a run of the searched spec reaches after
 // steps steps following sched, its whole schedule: what dfs rebuilds a
 // state from when it stepped the state's world into a successor.
