@@ -414,3 +414,85 @@ func (x *Explorer) runToViolation(w *sim.World, lim sim.Limits) (sim.Violation, 
 	v, ok := x.violation(w)
 	return v, ok, nil
 }
+
+// PlanWorkers tells the explorer that a driver runs its tasks on up to
+// workers goroutines. A dfs then splits its frontier into one stack per
+// worker, if it has not expanded a state yet and can (see dfsEngine),
+// and takes its locks from locks(n) (nil when the tasks never run
+// concurrently); bfs cuts its levels into tasks whatever the number and
+// needs no lock. Results do not depend on it.
+func (x *Explorer) PlanWorkers(workers int, locks func(n int) Locks) {
+	if d, ok := x.eng.(*dfsEngine); ok && x.shrink == nil && x.found == nil && x.err == nil {
+		d.plan(min(workers, MaxWorkers), locks)
+	}
+}
+
+// Workers is the number of goroutines a dfs's result was computed on:
+// 1 unless it ran to its end split among workers (see PlanWorkers).
+func (x *Explorer) Workers() int {
+	if d, ok := x.eng.(*dfsEngine); ok {
+		return d.workersUsed()
+	}
+	return 1
+}
+
+// Tasks is the number of tasks of the search's current parallel phase,
+// or 0 when it has none (the search is not a bfs or a dfs split among
+// workers, is done, or is shrinking a counterexample): then the caller
+// Steps it. Tasks of one phase may run concurrently, each once, on any
+// goroutines, with nothing else touching the explorer meanwhile; then
+// EndPhase. Step does the same work on the caller's goroutine, with the
+// same results.
+func (x *Explorer) Tasks() int {
+	if x.prog.Done || x.shrink != nil || x.found != nil || x.err != nil {
+		return 0
+	}
+	switch e := x.eng.(type) {
+	case *bfsEngine:
+		return e.tasks() - e.next
+	case *dfsEngine:
+		return e.tasks()
+	}
+	return 0
+}
+
+// Scratch returns the explorer's i-th Scratch, for a driver's i-th
+// goroutine (made on first use; call it before starting the goroutines).
+// A dfs's workers keep their own memory: it returns nil.
+func (x *Explorer) Scratch(i int) *Scratch {
+	b, ok := x.eng.(*bfsEngine)
+	if !ok {
+		return nil
+	}
+	for len(b.scratches) <= i {
+		b.scratches = append(b.scratches, &Scratch{})
+	}
+	return b.scratches[i]
+}
+
+// RunTask runs task i (0 <= i < Tasks()) of the current phase.
+func (x *Explorer) RunTask(i int) { x.RunTaskWith(i, nil) }
+
+// RunTaskWith is RunTask reusing sc's memory (nil: none), which saves
+// allocating worlds task after task: give each goroutine its own.
+func (x *Explorer) RunTaskWith(i int, sc *Scratch) {
+	if d, ok := x.eng.(*dfsEngine); ok {
+		d.runTask(i)
+		return
+	}
+	b := x.eng.(*bfsEngine)
+	b.runTask(b.next+i, sc)
+}
+
+// EndPhase ends the current phase once its tasks ran and reports the
+// progress.
+func (x *Explorer) EndPhase() Progress {
+	if d, ok := x.eng.(*dfsEngine); ok {
+		d.endPhase()
+		return x.Progress()
+	}
+	b := x.eng.(*bfsEngine)
+	b.next = b.tasks()
+	b.endPhase()
+	return x.Progress()
+}
