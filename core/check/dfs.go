@@ -59,6 +59,7 @@ type dfsWorker struct {
 	lock  int
 	stack []*node
 	free  []*sim.World
+	nodes []*node // nodes of expanded successors, to reuse with their sleep sets' memory
 	ex    *expansion
 	lend  lender
 	added int // new states stored since the engine last counted them
@@ -246,8 +247,12 @@ func (wk *dfsWorker) expandNext() bool {
 	}
 	wk.lend.lendTo(n)
 	wk.ex.expand(n)
-	if n.pushed && n.w != nil { // (an initial state's world is kept)
-		wk.free = append(wk.free, n.w)
+	if n.pushed { // (an initial state and its world are kept)
+		if n.w != nil {
+			wk.free = append(wk.free, n.w)
+		}
+		n.w, n.rebuild = nil, nil
+		wk.nodes = append(wk.nodes, n)
 	}
 	return true
 }
@@ -331,7 +336,13 @@ func (wk *dfsWorker) push(s succ, sleep []footprint) {
 	}
 	locks.Unlock(g)
 	wk.lend.took(s.w)
-	n := &node{w: wk.ex.own(s), key: s.key, sleep: slices.Clone(sleep), pushed: true}
+	var n *node
+	if k := len(wk.nodes); k > 0 {
+		n, wk.nodes = wk.nodes[k-1], wk.nodes[:k-1]
+	} else {
+		n = &node{}
+	}
+	*n = node{w: wk.ex.own(s), key: s.key, sleep: append(n.sleep[:0], sleep...), pushed: true}
 	locks.Lock(wk.lock)
 	wk.stack = append(wk.stack, n)
 	locks.Unlock(wk.lock)
