@@ -200,6 +200,11 @@ func (w *World) Schedule() []int { return w.schedule }
 // Trace is the recording, or nil when tracing is off.
 func (w *World) Trace() *Trace { return w.trace }
 
+// Tracing reports whether w records a trace. Step labels reach nothing
+// else, so a model may leave a label empty when it is false rather than
+// build its text at every step of a search.
+func (w *World) Tracing() bool { return w.trace != nil }
+
 // Err is the error that stopped the run, if any.
 func (w *World) Err() error { return w.err }
 

@@ -70,7 +70,7 @@ var client = sim.Program[*Manager]{
 			m.rescan(-1)
 		}
 		if h := w.Mutex(m.stream).Holder; m.receivers() == 0 && (h == m.poller || h == m.vstream) {
-			m.window = clientName(i) + " removed the last receiver while " + m.actor(w, w.Proc(h)) + " holds " + m.streamName(w)
+			m.window = int8(i + 1)
 		}
 		if m.receivers() > 0 {
 			return m.endCycle(w, p, i, "unsubscribe: mu.Unlock()")
@@ -139,9 +139,9 @@ func (m *Manager) subscribeAppend(w *sim.World, p *sim.Proc, i int, label string
 	m.subscribed[i] = true
 	if m.cfg.Delivery && m.curReceiver == -1 && m.rescan(-1) && m.waiting(w, m.cond) {
 		p.PC = cSubUnlock
-		return sim.Broadcast(m.cond, label+"rescanReceivers: cond.Broadcast()")
+		return sim.Broadcast(m.cond, say(w, label, "rescanReceivers: cond.Broadcast()"))
 	}
-	return m.subscribeReturn(w, p, label+"mu.Unlock()")
+	return m.subscribeReturn(w, p, say(w, label, "mu.Unlock()"))
 }
 
 // subscribeReturn ends the manager's Subscribe: mu is released and the

@@ -75,17 +75,17 @@ var closer = sim.Program[*Manager]{
 func (m *Manager) closeNext(w *sim.World, p *sim.Proc, label string) sim.Action {
 	p.PC = kWake
 	if m.waiting(w, m.cond) {
-		return sim.Broadcast(m.cond, label+"cond.Broadcast()")
+		return sim.Broadcast(m.cond, say(w, label, "cond.Broadcast()"))
 	}
 	for i, c := range m.recvCond {
 		if m.waiting(w, c) {
-			return sim.Broadcast(c, label+"receiver "+clientName(i)+" cancelled")
+			return sim.Broadcast(c, say(w, label, "receiver ", clientName(i), " cancelled"))
 		}
 	}
 	if m.cfg.Fixed {
 		m.stopVStream(w)
 		p.PC = kWait
-		return sim.Unlock(m.mu, label+"stopVStream(); mu.Unlock()")
+		return sim.Unlock(m.mu, say(w, label, "stopVStream(); mu.Unlock()"))
 	}
 	p.PC = kStreamStop
 	return sim.Lock(m.stream, "stopVStream: streamMu.Lock()")

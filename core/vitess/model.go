@@ -198,10 +198,10 @@ type Manager struct {
 	stale string
 	// inEngine: client i (the last slot: Close) holds engine.mu.
 	inEngine []bool
-	// window describes the step that removed the last receiver while
-	// runPoller or the vstream callback held the stream lock; "" after
-	// any other step.
-	window string
+	// window is the client (plus one) whose step removed the last
+	// receiver while runPoller or the vstream callback held the stream
+	// lock; 0 after any other step (windowText describes it).
+	window int8
 
 	// Bookkeeping for times, series and views. It never changes what a
 	// thread does next (except tickStart, see Hash), so it stays out of

@@ -42,7 +42,7 @@ var poller = sim.Program[*Manager]{
 		if m.cfg.UnlockedPoller {
 			p.PC = pRead // the wrong fix: readPending without streamMu
 		}
-		return sim.Unlock(m.mu, "receiverCount: "+strconv.Itoa(n)+" receivers; mu.Unlock()")
+		return sim.Unlock(m.mu, say(w, "receiverCount: ", strconv.Itoa(n), " receivers; mu.Unlock()"))
 	}},
 	pStreamLock: {In: "runPoller", Says: "takes streamMu", Do: func(m *Manager, w *sim.World, p *sim.Proc) sim.Action {
 		p.PC = pRead
@@ -83,7 +83,7 @@ var poller = sim.Program[*Manager]{
 		return who + " releases " + m.streamName(w)
 	}, Do: func(m *Manager, w *sim.World, p *sim.Proc) sim.Action {
 		p.PC = pReturn
-		return sim.Unlock(m.stream, "runPoller: "+m.streamName(w)+".Unlock()")
+		return sim.Unlock(m.stream, say(w, "runPoller: ", m.streamName(w), ".Unlock()"))
 	}},
 	pReturn: {In: "runPoller", Describe: fixedText("runPoller returns to pollerTicks"), Do: func(m *Manager, w *sim.World, p *sim.Proc) sim.Action {
 		p.PC = pTick

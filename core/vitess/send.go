@@ -33,10 +33,10 @@ var runSend = sim.Program[*Manager]{
 		name := clientName(r)
 		if m.waiting(w, m.recvCond[r]) {
 			p.PC = sYield
-			return sim.Signal(m.recvCond[r], "runSend: go send("+name+")")
+			return sim.Signal(m.recvCond[r], say(w, "runSend: go send(", name, ")"))
 		}
 		p.PC = sLock
-		return sim.Unlock(m.mu, "runSend: go send("+name+"); mu.Unlock()")
+		return sim.Unlock(m.mu, say(w, "runSend: go send(", name, "); mu.Unlock()"))
 	}},
 	sYield: {In: "runSend", Says: "releases mu", Do: func(m *Manager, w *sim.World, p *sim.Proc) sim.Action {
 		p.PC = sLock
@@ -60,7 +60,7 @@ var send = sim.Program[*Manager]{
 		if m.batch[i] > 0 {
 			m.sending[i], m.batch[i] = m.batch[i], 0
 			p.PC = dWrite
-			return sim.Unlock(m.mu, "go send(): "+strconv.Itoa(m.sending[i])+" row(s); mu.Unlock()")
+			return sim.Unlock(m.mu, say(w, "go send(): ", strconv.Itoa(m.sending[i]), " row(s); mu.Unlock()"))
 		}
 		if !m.isOpen {
 			p.PC = dExit
@@ -102,7 +102,7 @@ var send = sim.Program[*Manager]{
 		return who + " takes " + m.streamName(w) + " for cache.Discard"
 	}, Do: func(m *Manager, w *sim.World, p *sim.Proc) sim.Action {
 		p.PC = dDiscard
-		return sim.Lock(m.stream, "send (deferred cache.Discard): "+m.streamName(w)+".Lock()")
+		return sim.Lock(m.stream, say(w, "send (deferred cache.Discard): ", m.streamName(w), ".Lock()"))
 	}},
 	dDiscard: {In: "send (deferred cache.Discard)", Describe: func(m *Manager, w *sim.World, _ *sim.Proc, who string) string {
 		return who + " discards the rows and releases " + m.streamName(w)
@@ -116,7 +116,7 @@ var send = sim.Program[*Manager]{
 		}
 		m.sending[i], m.sendFailed[i] = 0, false
 		p.PC = dLock
-		return sim.Unlock(m.stream, "send: cache.Discard(ids); "+m.streamName(w)+".Unlock()")
+		return sim.Unlock(m.stream, say(w, "send: cache.Discard(ids); ", m.streamName(w), ".Unlock()"))
 	}},
 	dExit: {In: "returned", Says: "ends", Do: func(*Manager, *sim.World, *sim.Proc) sim.Action {
 		return sim.Exit("send goroutines end with the manager")

@@ -1,6 +1,10 @@
 package vitess
 
-import "github.com/racetrack-sim/racetrack/core/sim"
+import (
+	"strings"
+
+	"github.com/racetrack-sim/racetrack/core/sim"
+)
 
 // program returns goroutine p's program.
 func (m *Manager) program(p sim.ProcID) sim.Program[*Manager] {
@@ -21,7 +25,7 @@ func (m *Manager) program(p sim.ProcID) sim.Program[*Manager] {
 
 // Handle runs the next step of goroutine p.
 func (m *Manager) Handle(w *sim.World, p *sim.Proc, _ *sim.Event) sim.Action {
-	m.window, m.stale = "", ""
+	m.window, m.stale = 0, ""
 	a := m.program(p.ID).Run(m, w, p)
 	m.afterStep(w)
 	return a
@@ -45,6 +49,15 @@ func (m *Manager) eventGap(w *sim.World) sim.Time {
 func (m *Manager) waiting(w *sim.World, c sim.CondID) bool { return len(w.Conds()[c].Waiters) > 0 }
 
 func (m *Manager) streamName(w *sim.World) string { return w.Mutex(m.stream).Name }
+
+// say joins parts into a step's label, when w records a trace (the
+// only place labels go: a search builds none).
+func say(w *sim.World, parts ...string) string {
+	if !w.Tracing() {
+		return ""
+	}
+	return strings.Join(parts, "")
+}
 
 // unlockAfter releases l and runs the thread's next step after d.
 func unlockAfter(l sim.MutexID, label string, d sim.Time) sim.Action {

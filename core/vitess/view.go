@@ -32,8 +32,8 @@ var properties = sim.Props[*Manager]{
 		func(_ *sim.World, m *Manager) bool { return m.stale == "" },
 		func(_ *sim.World, m *Manager) string { return m.stale }),
 	sim.Sometimes(LastLeavesUnderStream, "the last receiver leaves while runPoller or the vstream callback holds streamMu (cacheManagementMu): the situation #9936 needs, in every variant",
-		func(_ *sim.World, m *Manager) bool { return m.window != "" },
-		func(_ *sim.World, m *Manager) string { return m.window }),
+		func(_ *sim.World, m *Manager) bool { return m.window != 0 },
+		func(w *sim.World, m *Manager) string { return m.windowText(w) }),
 }
 
 // Properties: no lock cycle, Close returns, messages keep flowing, and
@@ -60,6 +60,17 @@ const (
 
 // actor names goroutine p by what it runs now: "unsubscribe(c2)",
 // "runPoller", "runOneVStream".
+// windowText describes the step that opened the window (m.window): the
+// stream lock's holder is still the one it removed the last receiver
+// under, as the text is read of the state that step left.
+func (m *Manager) windowText(w *sim.World) string {
+	if m.window == 0 {
+		return ""
+	}
+	h := w.Mutex(m.stream).Holder
+	return clientName(int(m.window-1)) + " removed the last receiver while " + m.actor(w, w.Proc(h)) + " holds " + m.streamName(w)
+}
+
 func (m *Manager) actor(w *sim.World, p *sim.Proc) string {
 	if i := m.client(p.ID); i >= 0 {
 		switch {

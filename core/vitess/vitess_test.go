@@ -2,6 +2,7 @@ package vitess_test
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -334,5 +335,43 @@ func TestEngineMutexHoldsCloseBack(t *testing.T) {
 		if !run.World.Violated(vitess.CloseCompletes) || run.World.Violated(sim.NoDeadlockName) {
 			t.Errorf("engineMutex=%v: violations %v", engine, run.World.Violations())
 		}
+	}
+}
+
+// TestWindowNamesWhoLeavesUnderWhom: the last-leaves-under-stream
+// explanation, built when the property is read, names the client that
+// left and the goroutine that held streamMu at that step; and a run with
+// a trace records the same step labels it would without one building
+// them.
+func TestWindowNamesWhoLeavesUnderWhom(t *testing.T) {
+	re := regexp.MustCompile(`^c[0-9]+ removed the last receiver while (runPoller|runOneVStream) holds streamMu$`)
+	found := 0
+	for s := 0; s < seeds(300, 100) && found == 0; s++ {
+		run, err := reg.Execute(scenario.RunSpec{Scenario: vitess.ID, Preset: vitess.PresetUnsubscribeVsPoller, Variant: "buggy", Seed: uint64(s)}, scenario.Options{Trace: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range run.World.Reached() {
+			if r.Property != vitess.LastLeavesUnderStream {
+				continue
+			}
+			found++
+			if !re.MatchString(r.Message) {
+				t.Errorf("seed %d: %s explanation %q does not match %s", s, r.Property, r.Message, re)
+			}
+			tr := run.World.Trace()
+			labels := map[string]bool{}
+			for i := range tr.Len() {
+				labels[tr.StepLabel(i)] = true
+			}
+			for _, want := range []string{"runOneVStream: streamMu.Unlock()", "go send(): 1 row(s); mu.Unlock()", "receiverCount: 1 receivers; mu.Unlock()", "Subscribe: receivers = append(..); rescanReceivers: cond.Broadcast()"} {
+				if !labels[want] {
+					t.Errorf("seed %d: no step of the trace is labelled %q", s, want)
+				}
+			}
+		}
+	}
+	if found == 0 {
+		t.Fatalf("%s reached on no seed", vitess.LastLeavesUnderStream)
 	}
 }

@@ -25,7 +25,7 @@ var vstream = sim.Program[*Manager]{
 			m.stored += rows
 		}
 		if !m.streaming {
-			return sim.Local("binlog: "+strconv.Itoa(rows)+" row(s) committed; no vstream runs", m.eventGap(w))
+			return sim.Local(say(w, "binlog: ", strconv.Itoa(rows), " row(s) committed; no vstream runs"), m.eventGap(w))
 		}
 		m.evRows, m.evPending, m.evCtxDone = rows, 0, false
 		if m.cfg.Delivery {
@@ -33,11 +33,11 @@ var vstream = sim.Program[*Manager]{
 		}
 		p.PC = rCheck
 		// runOneVStream's callback: mm.streamMu.Lock(); defer Unlock
-		return sim.Lock(m.stream, "runOneVStream: "+m.streamName(w)+".Lock()")
+		return sim.Lock(m.stream, say(w, "runOneVStream: ", m.streamName(w), ".Lock()"))
 	}},
 	rCheck: {In: "runOneVStream", Says: "checks ctx; Add takes mu", Do: func(m *Manager, w *sim.World, p *sim.Proc) sim.Action {
 		if m.evCtxDone {
-			return m.endCallback(w, p, "runOneVStream: ctx done, return io.EOF; "+m.streamName(w)+".Unlock()")
+			return m.endCallback(w, p, say(w, "runOneVStream: ctx done, return io.EOF; ", m.streamName(w), ".Unlock()"))
 		}
 		return m.nextRow(p)
 	}},
@@ -79,7 +79,7 @@ var vstream = sim.Program[*Manager]{
 	rStreamUnlock: {In: "runOneVStream", Describe: func(m *Manager, w *sim.World, _ *sim.Proc, who string) string {
 		return who + " releases " + m.streamName(w)
 	}, Do: func(m *Manager, w *sim.World, p *sim.Proc) sim.Action {
-		return m.endCallback(w, p, "runOneVStream: "+m.streamName(w)+".Unlock()")
+		return m.endCallback(w, p, say(w, "runOneVStream: ", m.streamName(w), ".Unlock()"))
 	}},
 	rExit: {In: "ended", Describe: fixedText("the binlog ends for this manager"), Do: func(*Manager, *sim.World, *sim.Proc) sim.Action {
 		return sim.Exit("binlog: no more row events for this manager")
