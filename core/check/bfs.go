@@ -38,8 +38,10 @@ type bfsEngine struct {
 	depth int // depth of the level being expanded
 	// levels[d] records the states found at depth d.
 	levels []levelLog
-	// cur is the sleep sets of the level being expanded, by entry.
-	curSleep sleepArena
+	// curSleep is the sleep sets of the level being expanded, by entry;
+	// spareSleep holds the memory of the level above it, which the next
+	// level's sleep sets reuse.
+	curSleep, spareSleep sleepArena
 	// A level is expanded and merged a wave of bfsWave states at a time,
 	// so that only one wave's candidates are held at once: levelN is the
 	// level's size, waveLo its first state not yet in a wave, next and
@@ -243,7 +245,9 @@ func newBFSEngine(g *graphEngine, roots []*sim.World) *bfsEngine {
 // startLevel cuts the level being expanded into chunks.
 func (b *bfsEngine) startLevel() {
 	b.levelN, b.waveLo = b.levels[b.depth].len(), 0
-	b.nextLog, b.nextSleep = levelLog{}, sleepArena{}
+	b.nextLog = levelLog{}
+	b.nextSleep = sleepArena{sets: b.spareSleep.sets[:0], off: b.spareSleep.off[:0]}
+	b.spareSleep = sleepArena{}
 	b.levelStates = b.g.store.Len()
 	b.g.x.prog.Frontier = b.levelN
 	b.startWave()
@@ -281,7 +285,9 @@ func (b *bfsEngine) newChunk(lo, hi int) *chunk {
 	}
 	clear(c.dup)
 	clear(c.dupFP)
-	*c = chunk{lo: lo, hi: hi, byGroup: byGroup, dup: c.dup, dupFP: c.dupFP}
+	clear(c.encs)
+	*c = chunk{lo: lo, hi: hi, byGroup: byGroup, dup: c.dup, dupFP: c.dupFP,
+		cands: c.cands[:0], encs: c.encs[:0], choices: c.choices[:0], sleeps: c.sleeps[:0]}
 	return c
 }
 
@@ -354,7 +360,7 @@ func (b *bfsEngine) endPhase() {
 		return
 	}
 	b.levels = append(b.levels, next)
-	b.curSleep = sleep
+	b.curSleep, b.spareSleep = sleep, b.curSleep
 	b.depth++
 	if x.prog.States >= x.cfg.Budget.States {
 		x.prog.Done = true
