@@ -11,8 +11,10 @@ import (
 //
 // On several workers (a driver's PlanWorkers before the first state is
 // expanded) the frontier is split into one stack per worker, and the
-// search runs in phases: each worker expands up to a quota of states
-// from the top of its own stack, storing their successors in the shared
+// search runs in phases: the workers share a phase's quota of states,
+// taking a few at a time (so that none waits long for the others at the
+// phase's end), and each expands them from the top of its own stack,
+// storing their successors in the shared
 // visited set (each of its groups behind a lock); a worker whose stack
 // runs dry takes the bottom half of the largest one (the states nearest
 // the root, which have the most left below them). The core starts no
@@ -40,7 +42,10 @@ type dfsEngine struct {
 	// several (see PlanWorkers), locked with locks (noLocks on one).
 	workers []*dfsWorker
 	locks   Locks
-	quota   int // states each worker expands in a parallel phase
+	quota   int // states each worker expands in a parallel phase, on average
+	// left is the part of the phase's quota (quota a worker) no worker
+	// has claimed yet, under the last of the locks.
+	left int
 	// started: a state was expanded on one goroutine (or the parallel
 	// search gave up): the search stays there.
 	started bool
@@ -84,8 +89,10 @@ type Locks interface {
 	Unlock(i int)
 }
 
-// LocksFor is the number of locks a dfs on workers needs.
-func LocksFor(workers int) int { return storeGroups + workers }
+// LocksFor is the number of locks a dfs on workers needs: one per
+// group of the visited set, one per worker's stack, and the phase's
+// quota's.
+func LocksFor(workers int) int { return storeGroups + workers + 1 }
 
 // noLocks are the locks of tasks that never run concurrently.
 type noLocks struct{}
@@ -100,6 +107,9 @@ func (noLocks) Unlock(int) {}
 const (
 	dfsQuota      = 8192
 	dfsShortQuota = 64
+	// dfsClaim is how many states of the phase's quota a worker claims
+	// at a time.
+	dfsClaim = 64
 )
 
 func newDFSEngine(e *graphEngine, nodes []*node) *dfsEngine {
@@ -173,6 +183,7 @@ func (d *dfsEngine) plan(workers int, locks func(n int) Locks) {
 		d.workers = append(d.workers, d.newWorker(i))
 	}
 	d.quota = dfsShortQuota
+	d.left = d.quota * workers
 	e.store.shared = true
 }
 
@@ -221,18 +232,40 @@ func (d *dfsEngine) step(budget int) int {
 	return used
 }
 
-// runTask runs worker i's part of a phase: up to the quota of states
-// from its stack (taking from the others' when it runs dry), and returns
-// how many it expanded. Workers run concurrently; each touches only
-// itself, and under their locks the stacks and the visited set.
+// runTask runs worker i's part of a phase: states from its stack (taking
+// from the others' when it runs dry) while the phase's quota lasts, and
+// returns how many it expanded. Workers run concurrently; each touches
+// only itself, and under their locks the stacks, the visited set and
+// the quota.
 func (d *dfsEngine) runTask(i int) int {
 	wk := d.workers[i]
 	n := 0
-	for n < d.quota && !wk.stop && wk.expandNext() {
-		n++
-		wk.stop = wk.ex.stopped() || wk.ex.cut
+	for !wk.stop {
+		k := d.claim(dfsClaim)
+		if k == 0 {
+			break
+		}
+		for ; k > 0 && !wk.stop; k-- {
+			if !wk.expandNext() {
+				d.claim(-k) // what it cannot use goes back
+				return n
+			}
+			n++
+			wk.stop = wk.ex.stopped() || wk.ex.cut
+		}
 	}
 	return n
+}
+
+// claim takes up to k states of the phase's quota (gives back -k if k is
+// negative) and returns how many it took.
+func (d *dfsEngine) claim(k int) int {
+	l := LocksFor(len(d.workers)) - 1
+	d.locks.Lock(l)
+	defer d.locks.Unlock(l)
+	k = min(k, d.left)
+	d.left -= k
+	return k
 }
 
 // expandNext expands the state on top of wk's stack (taking from the
@@ -386,6 +419,7 @@ func (d *dfsEngine) endPhase() {
 			d.quota = min(d.quota, dfsShortQuota)
 		}
 	}
+	d.left = d.quota * len(d.workers)
 }
 
 // restart starts the search over on one goroutine, from copies of the

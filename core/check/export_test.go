@@ -19,3 +19,10 @@ func SetInPlaceSteps(on bool) (restore func()) {
 // Rebuilds is the number of states x's bfs or dfs rebuilt because their world
 // was stepped into a successor before the expansion was done.
 func Rebuilds(x *Explorer) int { return x.rebuilds }
+
+// RunDFSTask runs task i of x's parallel dfs phase and returns how many
+// states it expanded.
+func RunDFSTask(x *Explorer, i int) int { return x.eng.(*dfsEngine).runTask(i) }
+
+// DFSShortQuota is a parallel dfs's quota a worker in its first phase.
+const DFSShortQuota = dfsShortQuota
