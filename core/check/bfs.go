@@ -160,11 +160,14 @@ func (a *sleepArena) get(i int) []footprint {
 // reached from, and the ends of its step's choices and its sleep set in
 // the chunk's arenas (each starts where the previous candidate's ends).
 type candidate struct {
-	fp        uint64
+	fp uint64
+	// mask is its sleep mask in the names of the state fp stands for
+	// (graphEngine.canonMask), and perm the renaming into that state.
 	mask      uint64
 	parent    uint32
 	choiceEnd uint32
 	sleepEnd  uint32
+	perm      int32
 	keep      bool // store it and expand it at the next level
 }
 
@@ -342,7 +345,7 @@ func (b *bfsEngine) endPhase() {
 				continue
 			}
 			b.nextLog.addRaw(cd.parent, c.choices[c.start(uint32(i), choiceEnd):cd.choiceEnd])
-			b.nextSleep.addMasked(c.sleeps[c.start(uint32(i), sleepEnd):cd.sleepEnd], cd.mask)
+			b.nextSleep.addMasked(c.sleeps[c.start(uint32(i), sleepEnd):cd.sleepEnd], b.g.instanceMask(cd.mask, int(cd.perm)))
 		}
 	}
 	b.pool = append(b.pool, b.chunks...)
@@ -421,12 +424,12 @@ func (b *bfsEngine) expandChunk(c *chunk, sc *Scratch) {
 	var pathLen int
 	c.ex = expansion{e: g, scratch: &sc.ex}
 	c.ex.emit = func(s succ, sleep []footprint) {
+		mask := g.canonMask(maskOf(sleep), s.perm)
 		if stored, seen := g.store.lookup(s.key); seen {
-			if _, again := g.againWith(stored, maskOf(sleep)); !again {
+			if _, again := g.againWith(stored, mask); !again {
 				return
 			}
 		}
-		mask := maskOf(sleep)
 		if j, ok := c.lookupDup(s.key, g.exact); ok {
 			// Expanding it once with the smaller sleep set explores what
 			// both would have.
@@ -439,7 +442,7 @@ func (b *bfsEngine) expandChunk(c *chunk, sc *Scratch) {
 			c.choices = binary.AppendUvarint(c.choices, uint64(v))
 		}
 		c.sleeps = append(c.sleeps, sleep...)
-		cd := candidate{fp: s.key.fp, mask: mask, parent: parent, choiceEnd: uint32(len(c.choices)), sleepEnd: uint32(len(c.sleeps))}
+		cd := candidate{fp: s.key.fp, mask: mask, parent: parent, choiceEnd: uint32(len(c.choices)), sleepEnd: uint32(len(c.sleeps)), perm: int32(s.perm)}
 		if g.exact {
 			c.encs = append(c.encs, s.key.enc)
 		}

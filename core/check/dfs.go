@@ -353,16 +353,23 @@ func (wk *dfsWorker) push(s succ, sleep []footprint) {
 	e := wk.d.g
 	st := e.store
 	locks := wk.d.locks
-	mask := maskOf(sleep)
+	mask := e.canonMask(maskOf(sleep), s.perm)
+	var only uint64
 	g := s.key.group()
 	locks.Lock(g)
 	if stored, seen := st.lookup(s.key); seen {
-		var again bool
-		if mask, again = e.againWith(stored, mask); !again {
+		both, again := e.againWith(stored, mask)
+		if !again {
 			locks.Unlock(g)
 			return
 		}
-		sleep = keepMask(sleep, mask)
+		// Expanded again, for the steps asleep the first time only (not
+		// with partial-order reduction, whose expansion is its own).
+		if !e.por {
+			only = e.instanceMask(stored&^mask, s.perm)
+		}
+		mask = both
+		sleep = keepMask(sleep, e.instanceMask(mask, s.perm))
 	}
 	if st.put(s.key, mask) {
 		wk.added++
@@ -375,7 +382,7 @@ func (wk *dfsWorker) push(s succ, sleep []footprint) {
 	} else {
 		n = &node{}
 	}
-	*n = node{w: wk.ex.own(s), key: s.key, sleep: append(n.sleep[:0], sleep...), pushed: true}
+	*n = node{w: wk.ex.own(s), key: s.key, sleep: append(n.sleep[:0], sleep...), only: only, pushed: true}
 	locks.Lock(wk.lock)
 	wk.stack = append(wk.stack, n)
 	locks.Unlock(wk.lock)

@@ -3,6 +3,7 @@ package check
 import (
 	"cmp"
 	"fmt"
+	"math/bits"
 	"slices"
 
 	"github.com/racetrack-sim/racetrack/core/scenario"
@@ -66,6 +67,9 @@ type node struct {
 	w     *sim.World
 	key   stateKey
 	sleep []footprint // transitions not to take from here, by process
+	// only, when not 0, is the processes whose steps are to be taken
+	// (a state expanded again: the others' were taken the first time).
+	only uint64
 	// pushed: a successor (not an initial state), whose world dfs
 	// recycles once it is expanded.
 	pushed bool
@@ -283,11 +287,15 @@ func newGraph(x *Explorer) (*graphEngine, []*sim.World, error) {
 // signature vector and the renamings reaching it cover the same states,
 // and the least hash among them is the same for the whole orbit: the
 // key stays canonical while it costs about one hash instead of |G|.
-func (e *graphEngine) hash(w *sim.World, h *sim.Hasher) uint64 {
+//
+// It also returns the renaming that gave the least hash (an index into
+// e.perms; -1: the identity), which renames w into the state the key
+// stands for (see canonMask).
+func (e *graphEngine) hash(w *sim.World, h *sim.Hasher) (uint64, int) {
 	if e.sym == nil {
 		*h = sim.NewHasher()
 		w.FoldPermuted(h, nil, w.Model().Hash)
-		return h.Sum()
+		return h.Sum(), -1
 	}
 	m, _ := symmetryOf(w.Model())
 	fold := func(p *sim.Permutation) uint64 {
@@ -296,11 +304,13 @@ func (e *graphEngine) hash(w *sim.World, h *sim.Hasher) uint64 {
 		return h.Sum()
 	}
 	if !e.group || !pruneSignatures {
-		best := fold(nil)
+		best, by := fold(nil), -1
 		for i := range e.perms {
-			best = min(best, fold(&e.perms[i]))
+			if v := fold(&e.perms[i]); v < best {
+				best, by = v, i
+			}
 		}
-		return best
+		return best, by
 	}
 	procs := w.Procs()
 	var sigBuf [64]uint64
@@ -328,17 +338,47 @@ func (e *graphEngine) hash(w *sim.World, h *sim.Hasher) uint64 {
 			ties = append(ties, i)
 		}
 	}
-	best := uint64(0)
+	best, by := uint64(0), -1
 	for j, i := range ties {
 		var p *sim.Permutation
 		if i >= 0 {
 			p = &e.perms[i]
 		}
 		if v := fold(p); j == 0 || v < best {
-			best = v
+			best, by = v, i
 		}
 	}
-	return best
+	return best, by
+}
+
+// canonMask renames the processes of sleep mask mask of a state as
+// renaming perm (what hash returned for it) renames the state into the
+// one its key stands for. The visited set keeps sleep masks in those
+// names, so that under symmetry the masks of two members of an orbit
+// compare process for process.
+func (e *graphEngine) canonMask(mask uint64, perm int) uint64 {
+	if perm < 0 || mask == 0 || e.perms[perm].Procs == nil {
+		return mask
+	}
+	return renameMask(mask, e.perms[perm].Procs)
+}
+
+// instanceMask is canonMask's inverse: the processes of the state the
+// key stands for named as in the state renaming perm renamed into it.
+func (e *graphEngine) instanceMask(mask uint64, perm int) uint64 {
+	if perm < 0 || mask == 0 || e.invs[perm] == nil {
+		return mask
+	}
+	return renameMask(mask, e.invs[perm])
+}
+
+// renameMask is the mask of processes to[i] for each process i in mask.
+func renameMask(mask uint64, to []sim.ProcID) uint64 {
+	var out uint64
+	for m := mask; m != 0; m &= m - 1 {
+		out |= 1 << uint(to[bits.TrailingZeros64(m)])
+	}
+	return out
 }
 
 // pruneSignatures is off only in tests that compare hash with and
@@ -529,6 +569,9 @@ type succ struct {
 	w   *sim.World
 	key stateKey
 	fp  footprint
+	// perm is the renaming of w into the state key stands for (see
+	// graphEngine.hash).
+	perm int
 }
 
 // expand computes the successors of n, reports a violation or a
@@ -598,7 +641,8 @@ func (ex *expansion) expand(n *node) {
 				ex.report(c, v)
 				return
 			}
-			s := succ{w: c, key: e.keyOfWith(c, &ex.h), fp: fp}
+			key, perm := e.canonKey(c, &ex.h)
+			s := succ{w: c, key: key, fp: fp, perm: perm}
 			if single && e.por && e.safe(&ready[k], fp) {
 				if _, seen := e.store.lookup(s.key); !seen {
 					// A persistent set of one: the step touches nothing
@@ -678,9 +722,13 @@ func maskOf(sleep []footprint) uint64 {
 }
 
 // asleep reports whether ready[k] is a sleeping transition: its process is
-// in the sleep set and has no other ready event.
+// in the sleep set and has no other ready event; or not among the
+// processes n is expanded for (node.only).
 func (e *graphEngine) asleep(n *node, ready []sim.Event, k int) bool {
 	p := ready[k].Proc
+	if n.only != 0 && n.only&(1<<uint(p)) == 0 {
+		return true
+	}
 	in := false
 	for _, z := range n.sleep {
 		in = in || z.proc == p

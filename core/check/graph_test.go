@@ -2,6 +2,7 @@ package check_test
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/racetrack-sim/racetrack/core/catalog"
@@ -173,5 +174,43 @@ func TestDPORIsForDFS(t *testing.T) {
 	_, err := check.New(catalog.New(), check.Config{Scenario: "dining-philosophers", Preset: "lock-level", Strategy: check.BFS, Reductions: check.Reductions{DPOR: true}})
 	if !errors.As(err, &fe) || fe.Field != "reductions.dpor" {
 		t.Fatalf("dpor with bfs: %v", err)
+	}
+}
+
+// Sleep sets prune steps, never states, under symmetry too: the sleep
+// masks the visited set keeps name the processes as the canonical state
+// does, and a state reached again with a sleep set that is not a
+// superset of its stored one is expanded again for the steps asleep the
+// first time only. bfs and dfs with sleep sets and symmetry store every
+// state symmetry alone stores, with its verdict, in fewer transitions.
+func TestSleepSetsUnderSymmetryKeepEveryState(t *testing.T) {
+	reg := catalog.New()
+	sym, both := check.Reductions{Symmetry: true}, check.Reductions{Sleep: true, Symmetry: true}
+	sizes := [][2]int{{2, 1}, {3, 1}, {2, 2}}
+	if testing.Short() {
+		sizes = sizes[:2]
+	}
+	var cfgs []check.Config
+	for _, strategy := range []string{check.BFS, check.DFS} {
+		for _, s := range sizes {
+			cfgs = append(cfgs, vitessLock(strategy, "fixed", s[0], s[1], both))
+		}
+	}
+	for _, cfg := range cfgs {
+		cfg.Storage = check.StorageExact
+		red := search(t, reg, cfg)
+		cfg.Reductions = sym
+		base := search(t, reg, cfg)
+		where := fmt.Sprintf("%s %s %v", cfg.Strategy, cfg.Scenario, cfg.Params)
+		t.Logf("%s: %s; %d states, %d transitions with sleep sets, %d without", where, red.Verdict, red.States, red.Transitions, base.Transitions)
+		if !red.Reductions.Sleep || !red.Reductions.Symmetry {
+			t.Fatalf("%s: reductions applied %+v", where, red.Reductions)
+		}
+		if red.States != base.States || red.Verdict != base.Verdict || !red.Exhaustive {
+			t.Errorf("%s: with sleep sets %d states, %q; symmetry alone %d states, %q", where, red.States, red.Verdict, base.States, base.Verdict)
+		}
+		if red.Transitions >= base.Transitions {
+			t.Errorf("%s: %d transitions with sleep sets, no fewer than %d without", where, red.Transitions, base.Transitions)
+		}
 	}
 }

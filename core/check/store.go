@@ -266,8 +266,16 @@ func (e *graphEngine) keyOf(w *sim.World) stateKey {
 
 // keyOfWith is keyOf hashing in h, a caller's scratch hasher.
 func (e *graphEngine) keyOfWith(w *sim.World, h *sim.Hasher) stateKey {
+	k, _ := e.canonKey(w, h)
+	return k
+}
+
+// canonKey is keyOfWith, and the renaming of w into the state the key
+// stands for (an index into e.perms; -1: the identity).
+func (e *graphEngine) canonKey(w *sim.World, h *sim.Hasher) (stateKey, int) {
 	if !e.exact {
-		return stateKey{fp: e.hash(w, h)}
+		fp, perm := e.hash(w, h)
+		return stateKey{fp: fp}, perm
 	}
 	var m Symmetric
 	if e.sym != nil {
@@ -282,27 +290,24 @@ func (e *graphEngine) keyOfWith(w *sim.World, h *sim.Hasher) stateKey {
 		}
 		return stateKey{fp: h.Sum(), enc: string(h.Bytes())}
 	}
-	best := encode(nil)
+	best, by := encode(nil), -1
 	for i := range e.perms {
 		if k := encode(&e.perms[i]); k.enc < best.enc {
-			best = k
+			best, by = k, i
 		}
 	}
-	return best
+	return best, by
 }
 
 // againWith says whether a state stored with sleep mask stored is to be
 // expanded again when reached with sleep mask mask, and with what mask:
 // not when it was expanded with a sleep set no larger; otherwise with
-// the processes asleep both times. Under symmetry the stored mask names
-// the processes of another member of the orbit: it is expanded again
-// with no sleep set.
+// the processes asleep both times. Both masks name the processes as the
+// state the key stands for does (canonMask): under symmetry a state
+// reached again may be another member of the orbit.
 func (e *graphEngine) againWith(stored, mask uint64) (uint64, bool) {
 	if stored&^mask == 0 {
 		return 0, false
-	}
-	if e.sym != nil {
-		return 0, true
 	}
 	return mask & stored, true
 }

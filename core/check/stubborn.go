@@ -182,7 +182,8 @@ func (st *stubborn) exec(p sim.ProcID) *succ {
 		st.found = true
 		return nil
 	}
-	s := &succ{w: c, key: e.keyOfWith(c, &ex.h), fp: fp}
+	key, perm := e.canonKey(c, &ex.h)
+	s := &succ{w: c, key: key, fp: fp, perm: perm}
 	st.succ[p] = s
 	return s
 }
