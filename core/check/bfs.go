@@ -121,10 +121,12 @@ func (l *levelLog) stepChoices(i uint32, out []int) []int {
 	return out
 }
 
-// sleepArena holds a sleep set per entry.
+// sleepArena holds a sleep set per entry, and which entries are states
+// expanded again for some processes only (node.only).
 type sleepArena struct {
 	off  []uint32
 	sets []footprint
+	only []uint64 // by entry, up to the last one set
 }
 
 func (a *sleepArena) add(sleep []footprint) {
@@ -148,6 +150,23 @@ func (a *sleepArena) addMasked(sleep []footprint, mask uint64) {
 	a.off = append(a.off, uint32(len(a.sets)))
 }
 
+// setOnly says entry i (the last added) is expanded for the processes
+// in only (not 0).
+func (a *sleepArena) setOnly(i int, only uint64) {
+	for len(a.only) <= i {
+		a.only = append(a.only, 0)
+	}
+	a.only[i] = only
+}
+
+// onlyOf is entry i's node.only.
+func (a *sleepArena) onlyOf(i int) uint64 {
+	if i < len(a.only) {
+		return a.only[i]
+	}
+	return 0
+}
+
 func (a *sleepArena) get(i int) []footprint {
 	if len(a.off) == 0 {
 		return nil
@@ -162,8 +181,10 @@ func (a *sleepArena) get(i int) []footprint {
 type candidate struct {
 	fp uint64
 	// mask is its sleep mask in the names of the state fp stands for
-	// (graphEngine.canonMask), and perm the renaming into that state.
+	// (graphEngine.canonMask), and perm the renaming into that state;
+	// only, if not 0, the processes it is expanded again for (node.only).
 	mask      uint64
+	only      uint64
 	parent    uint32
 	choiceEnd uint32
 	sleepEnd  uint32
@@ -249,7 +270,7 @@ func newBFSEngine(g *graphEngine, roots []*sim.World) *bfsEngine {
 func (b *bfsEngine) startLevel() {
 	b.levelN, b.waveLo = b.levels[b.depth].len(), 0
 	b.nextLog = levelLog{}
-	b.nextSleep = sleepArena{sets: b.spareSleep.sets[:0], off: b.spareSleep.off[:0]}
+	b.nextSleep = sleepArena{sets: b.spareSleep.sets[:0], off: b.spareSleep.off[:0], only: b.spareSleep.only[:0]}
 	b.spareSleep = sleepArena{}
 	b.levelStates = b.g.store.Len()
 	b.g.x.prog.Frontier = b.levelN
@@ -346,6 +367,9 @@ func (b *bfsEngine) endPhase() {
 			}
 			b.nextLog.addRaw(cd.parent, c.choices[c.start(uint32(i), choiceEnd):cd.choiceEnd])
 			b.nextSleep.addMasked(c.sleeps[c.start(uint32(i), sleepEnd):cd.sleepEnd], b.g.instanceMask(cd.mask, int(cd.perm)))
+			if cd.only != 0 {
+				b.nextSleep.setOnly(b.nextLog.len()-1, cd.only)
+			}
 		}
 	}
 	b.pool = append(b.pool, b.chunks...)
@@ -468,7 +492,7 @@ func (b *bfsEngine) expandChunk(c *chunk, sc *Scratch) {
 			return
 		}
 		parent, pathLen = uint32(i), len(w.Schedule())
-		n := &node{w: w, sleep: b.curSleep.get(i)}
+		n := &node{w: w, sleep: b.curSleep.get(i), only: b.curSleep.onlyOf(i)}
 		if inPlaceSteps {
 			n.rebuild = rebuild
 		}
@@ -500,10 +524,16 @@ func (b *bfsEngine) mergeGroup(g int) {
 			mask := cd.mask
 			key := c.key(j)
 			if stored, seen := e.store.lookup(key); seen {
-				var again bool
-				if mask, again = e.againWith(stored, mask); !again {
+				both, again := e.againWith(stored, mask)
+				if !again {
 					continue
 				}
+				// Expanded again, for the steps asleep the first time
+				// only (as dfs does).
+				if !e.por {
+					cd.only = e.instanceMask(stored&^mask, int(cd.perm))
+				}
+				mask = both
 			}
 			e.store.put(key, mask)
 			cd.mask, cd.keep = mask, true
