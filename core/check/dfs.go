@@ -354,6 +354,7 @@ func (wk *dfsWorker) push(s succ, sleep []footprint) {
 	st := e.store
 	locks := wk.d.locks
 	mask := e.canonMask(maskOf(sleep), s.perm)
+	keep := ^uint64(0) // the processes of sleep to keep
 	var only uint64
 	g := s.key.group()
 	locks.Lock(g)
@@ -369,7 +370,7 @@ func (wk *dfsWorker) push(s succ, sleep []footprint) {
 			only = e.instanceMask(stored&^mask, s.perm)
 		}
 		mask = both
-		sleep = keepMask(sleep, e.instanceMask(mask, s.perm))
+		keep = e.instanceMask(mask, s.perm)
 	}
 	if st.put(s.key, mask) {
 		wk.added++
@@ -382,7 +383,13 @@ func (wk *dfsWorker) push(s succ, sleep []footprint) {
 	} else {
 		n = &node{}
 	}
-	*n = node{w: wk.ex.own(s), key: s.key, sleep: append(n.sleep[:0], sleep...), only: only, pushed: true}
+	kept := n.sleep[:0]
+	for _, z := range sleep {
+		if keep&(1<<uint(z.proc)) != 0 {
+			kept = append(kept, z)
+		}
+	}
+	*n = node{w: wk.ex.own(s), key: s.key, sleep: kept, only: only, pushed: true}
 	locks.Lock(wk.lock)
 	wk.stack = append(wk.stack, n)
 	locks.Unlock(wk.lock)
