@@ -35,6 +35,17 @@
 // an Eventually property (checked at the end of an untimed run); the
 // Result lists the reductions actually applied.
 //
+// Sleep sets meet the visited set as in Godefroid's state caching: a
+// state reached again with a sleep set that is not a superset of the one
+// it was stored with is expanded again, for the steps asleep the first
+// time only, and stored with the intersection. Under symmetry the stored
+// sleep masks name the processes as the canonical state does (the
+// renaming that gave the least hash maps them there and back), so masks
+// reached through different members of an orbit compare process for
+// process; sleep sets then prune steps and never states (on vitess fixed
+// C=3 ITER=2: 1,473,247 states, 3.6 M transitions against 5.2 M
+// without sleep sets).
+//
 // A search for a Sometimes property (sim.Sometimes) looks for a run that
 // reaches it instead: the result is reached (with the schedule that gets
 // there, shrunk the same way), not reached within budget, or, when an
