@@ -129,6 +129,9 @@ type graphEngine struct {
 	// signatures least (see hash).
 	invs  [][]sim.ProcID
 	group bool
+	// moved are the processes some symmetry renames, in order: the
+	// others compare equal under every renaming.
+	moved []int
 	// horizon: states past this virtual time are not expanded (0: none).
 	horizon sim.Time
 	// safeAt remembers which (process, pc) steps were found local, to try
@@ -250,6 +253,14 @@ func newGraph(x *Explorer) (*graphEngine, []*sim.World, error) {
 			}
 			e.sym, e.perms = s, perms
 			e.invs, e.group = symmetryGroup(perms, len(w.Procs()), len(w.Mutexes()))
+			for j := range w.Procs() {
+				for _, inv := range e.invs {
+					if inv != nil && inv[j] != sim.ProcID(j) {
+						e.moved = append(e.moved, j)
+						break
+					}
+				}
+			}
 		}
 	}
 	x.applied = Reductions{Sleep: x.cfg.Reductions.Sleep && !e.racy, POR: e.por, Symmetry: e.sym != nil}
@@ -314,24 +325,24 @@ func (e *graphEngine) hash(w *sim.World, h *sim.Hasher) (uint64, int) {
 	}
 	procs := w.Procs()
 	var sigBuf [64]uint64
-	sigs := sigBuf[:0]
+	sigs := sigBuf[:]
 	if len(procs) > len(sigBuf) {
-		sigs = make([]uint64, 0, len(procs))
+		sigs = make([]uint64, len(procs))
 	}
 	ps, _ := m.(ProcSignatures)
-	for j := range procs {
+	for _, j := range e.moved {
 		q := &procs[j]
 		var model uint64
 		if ps != nil {
 			model = ps.ProcSignature(w, sim.ProcID(j))
 		}
-		sigs = append(sigs, signature(q, model))
+		sigs[j] = signature(q, model)
 	}
 	least := -1 // index into perms of a least signature vector; -1: identity
 	var cands [64]int
 	ties := append(cands[:0], -1)
 	for i := range e.perms {
-		switch c := compareSignatures(sigs, e.invs[i], e.invOf(least)); {
+		switch c := compareSignatures(sigs, e.moved, e.invs[i], e.invOf(least)); {
 		case c < 0:
 			least, ties = i, append(ties[:0], i)
 		case c == 0:
@@ -401,9 +412,11 @@ func signature(q *sim.Proc, model uint64) uint64 {
 }
 
 // compareSignatures compares the process signatures of a state read in
-// the order of two renamings' inverses (nil: the identity).
-func compareSignatures(sigs []uint64, a, b []sim.ProcID) int {
-	for j := range sigs {
+// the order of two renamings' inverses (nil: the identity), at the
+// positions moved (those of the processes the renamings move: they move
+// no other there, and the rest compare equal).
+func compareSignatures(sigs []uint64, moved []int, a, b []sim.ProcID) int {
+	for _, j := range moved {
 		x, y := sigs[j], sigs[j]
 		if a != nil {
 			x = sigs[a[j]]
