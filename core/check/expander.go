@@ -128,6 +128,18 @@ func (e *Expander) Admit(stored uint64, seen bool, s BFSState) (uint64, BFSState
 		return 0, s, false, err
 	}
 	mask := maskOf(sleep)
+	if seen && e.g.sym != nil {
+		// s's mask names s's own processes, not those of the state its
+		// key stands for (a BFSState carries no renaming; the local
+		// search's masks are canonical, see graphEngine.canonMask), so
+		// masks of two members of an orbit do not compare: a state
+		// expanded with a sleep set is expanded again in full, once.
+		if stored == 0 {
+			return stored, s, false, nil
+		}
+		s.Sleep = nil
+		return 0, s, true, nil
+	}
 	if seen {
 		var again bool
 		if mask, again = e.g.againWith(stored, mask); !again {
