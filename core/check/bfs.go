@@ -142,11 +142,7 @@ func (a *sleepArena) addMasked(sleep []footprint, mask uint64) {
 	if len(a.off) == 0 {
 		a.off = append(a.off, 0)
 	}
-	for _, z := range sleep {
-		if mask&(1<<uint(z.proc)) != 0 {
-			a.sets = append(a.sets, z)
-		}
-	}
+	a.sets = appendMasked(a.sets, sleep, mask)
 	a.off = append(a.off, uint32(len(a.sets)))
 }
 
@@ -396,15 +392,15 @@ func (b *bfsEngine) endPhase() {
 	b.startLevel()
 }
 
-// keepMask is sleep restricted to the processes in mask.
-func keepMask(sleep []footprint, mask uint64) []footprint {
-	var out []footprint
+// appendMasked appends to dst the footprints of sleep whose processes
+// are in mask.
+func appendMasked(dst, sleep []footprint, mask uint64) []footprint {
 	for _, z := range sleep {
 		if mask&(1<<uint(z.proc)) != 0 {
-			out = append(out, z)
+			dst = append(dst, z)
 		}
 	}
-	return out
+	return dst
 }
 
 // step runs tasks in order on the caller's goroutine, counting the states
@@ -450,7 +446,7 @@ func (b *bfsEngine) expandChunk(c *chunk, sc *Scratch) {
 	c.ex.emit = func(s succ, sleep []footprint) {
 		mask := g.canonMask(maskOf(sleep), s.perm)
 		if stored, seen := g.store.lookup(s.key); seen {
-			if _, again := g.againWith(stored, mask); !again {
+			if _, _, again := g.again(stored, mask, s.perm); !again {
 				return
 			}
 		}
@@ -524,16 +520,10 @@ func (b *bfsEngine) mergeGroup(g int) {
 			mask := cd.mask
 			key := c.key(j)
 			if stored, seen := e.store.lookup(key); seen {
-				both, again := e.againWith(stored, mask)
-				if !again {
+				var again bool
+				if mask, cd.only, again = e.again(stored, mask, int(cd.perm)); !again {
 					continue
 				}
-				// Expanded again, for the steps asleep the first time
-				// only (as dfs does).
-				if !e.por {
-					cd.only = e.instanceMask(stored&^mask, int(cd.perm))
-				}
-				mask = both
 			}
 			e.store.put(key, mask)
 			cd.mask, cd.keep = mask, true

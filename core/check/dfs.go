@@ -14,10 +14,10 @@ import (
 // search runs in phases: the workers share a phase's quota of states,
 // taking a few at a time (so that none waits long for the others at the
 // phase's end), and each expands them from the top of its own stack,
-// storing their successors in the shared
-// visited set (each of its groups behind a lock); a worker whose stack
-// runs dry takes the bottom half of the largest one (the states nearest
-// the root, which have the most left below them). The core starts no
+// storing their successors in the shared visited set (each of its groups
+// behind a lock); a worker whose stack runs dry takes the bottom half of
+// the largest one (the states nearest the root, which have the most left
+// below them). The core starts no
 // concurrency and has no locks: the driver that runs the tasks
 // concurrently gives it its locks (Locks).
 //
@@ -42,9 +42,8 @@ type dfsEngine struct {
 	// several (see PlanWorkers), locked with locks (noLocks on one).
 	workers []*dfsWorker
 	locks   Locks
-	quota   int // states each worker expands in a parallel phase, on average
-	// left is the part of the phase's quota (quota a worker) no worker
-	// has claimed yet, under the last of the locks.
+	// left is the part of the phase's quota no worker has claimed yet,
+	// under the last of the locks.
 	left int
 	// started: a state was expanded on one goroutine (or the parallel
 	// search gave up): the search stays there.
@@ -182,8 +181,7 @@ func (d *dfsEngine) plan(workers int, locks func(n int) Locks) {
 	for i := 1; i < workers; i++ {
 		d.workers = append(d.workers, d.newWorker(i))
 	}
-	d.quota = dfsShortQuota
-	d.left = d.quota * workers
+	d.left = dfsShortQuota * workers
 	e.store.shared = true
 }
 
@@ -359,17 +357,11 @@ func (wk *dfsWorker) push(s succ, sleep []footprint) {
 	g := s.key.group()
 	locks.Lock(g)
 	if stored, seen := st.lookup(s.key); seen {
-		both, again := e.againWith(stored, mask)
-		if !again {
+		var again bool
+		if mask, only, again = e.again(stored, mask, s.perm); !again {
 			locks.Unlock(g)
 			return
 		}
-		// Expanded again, for the steps asleep the first time only (not
-		// with partial-order reduction, whose expansion is its own).
-		if !e.por {
-			only = e.instanceMask(stored&^mask, s.perm)
-		}
-		mask = both
 		keep = e.instanceMask(mask, s.perm)
 	}
 	if st.put(s.key, mask) {
@@ -383,13 +375,7 @@ func (wk *dfsWorker) push(s succ, sleep []footprint) {
 	} else {
 		n = &node{}
 	}
-	kept := n.sleep[:0]
-	for _, z := range sleep {
-		if keep&(1<<uint(z.proc)) != 0 {
-			kept = append(kept, z)
-		}
-	}
-	*n = node{w: wk.ex.own(s), key: s.key, sleep: kept, only: only, pushed: true}
+	*n = node{w: wk.ex.own(s), key: s.key, sleep: appendMasked(n.sleep[:0], sleep, keep), only: only, pushed: true}
 	locks.Lock(wk.lock)
 	wk.stack = append(wk.stack, n)
 	locks.Unlock(wk.lock)
@@ -425,15 +411,15 @@ func (d *dfsEngine) endPhase() {
 		e.store.shared = false
 		return
 	}
-	// A phase stores at most quota states a worker times the states one
-	// expansion stores past the bound before the search starts over.
-	d.quota = min(dfsQuota, max(1, (x.cfg.Budget.States-x.prog.States)/len(d.workers)))
+	// A phase stores at most its quota times the states one expansion
+	// stores past the bound before the search starts over.
+	quota := min(dfsQuota, max(1, (x.cfg.Budget.States-x.prog.States)/len(d.workers)))
 	for _, wk := range d.workers {
 		if len(wk.stack) == 0 && !wk.steal() {
-			d.quota = min(d.quota, dfsShortQuota)
+			quota = min(quota, dfsShortQuota)
 		}
 	}
-	d.left = d.quota * len(d.workers)
+	d.left = quota * len(d.workers)
 }
 
 // restart starts the search over on one goroutine, from copies of the

@@ -142,10 +142,13 @@ func (e *Expander) Admit(stored uint64, seen bool, s BFSState) (uint64, BFSState
 	}
 	if seen {
 		var again bool
-		if mask, again = e.g.againWith(stored, mask); !again {
+		// (No renaming: the masks' names are the state's own. Its
+		// expansion takes every step but the sleeping ones: only is
+		// left out, which expands no less.)
+		if mask, _, again = e.g.again(stored, mask, -1); !again {
 			return stored, s, false, nil
 		}
-		s.Sleep = encodeSleep(keepMask(sleep, mask))
+		s.Sleep = encodeSleep(appendMasked(nil, sleep, mask))
 	}
 	return mask, s, true, nil
 }

@@ -299,15 +299,22 @@ func (e *graphEngine) canonKey(w *sim.World, h *sim.Hasher) (stateKey, int) {
 	return best, by
 }
 
-// againWith says whether a state stored with sleep mask stored is to be
-// expanded again when reached with sleep mask mask, and with what mask:
-// not when it was expanded with a sleep set no larger; otherwise with
-// the processes asleep both times. Both masks name the processes as the
-// state the key stands for does (canonMask): under symmetry a state
-// reached again may be another member of the orbit.
-func (e *graphEngine) againWith(stored, mask uint64) (uint64, bool) {
+// again says whether a state stored with sleep mask stored is to be
+// expanded again when reached with sleep mask mask, by a member of its
+// orbit that renaming perm renames into the state its key stands for
+// (both masks name that state's processes, see canonMask): not when it
+// was expanded with a sleep set no larger. Otherwise it is stored with
+// the processes asleep both times, and expanded again for the steps
+// asleep the first time only: only names those processes as the member
+// reached does (Godefroid's rule for sleep sets with state caching;
+// 0, every step, with partial-order reduction, whose expansion is its
+// own).
+func (e *graphEngine) again(stored, mask uint64, perm int) (both, only uint64, ok bool) {
 	if stored&^mask == 0 {
-		return 0, false
+		return 0, 0, false
 	}
-	return mask & stored, true
+	if !e.por {
+		only = e.instanceMask(stored&^mask, perm)
+	}
+	return mask & stored, only, true
 }
