@@ -51,8 +51,8 @@ func (k stateKey) group() int { return int(k.fp >> (64 - storeGroupBits)) }
 // sleep set it was expanded with (a process bit mask). Its groups are
 // independent: distinct groups may be read and written concurrently.
 // Workers that share a group (a parallel dfs) hold its lock (the
-// driver's: see Locks) around their lookup and put, and set shared: then
-// warm, which reads slots of any group without a lock, does nothing.
+// driver's: see Locks) around their lookup and put, and set shared (see
+// warm).
 type stateStore struct {
 	exact  bool
 	masks  int // bits of the sleep mask kept per state: 0, 16 or 64
@@ -93,10 +93,16 @@ func (s *stateStore) Len() int {
 // any is needed: the loads are independent, so their cache misses
 // overlap, and the lookups that follow find the slots cached (the
 // visited set is far larger than the caches: one miss a lookup
-// otherwise). It changes nothing; with exact storage, or shared, it does
-// nothing.
+// otherwise). It changes nothing; with exact storage it does nothing.
+//
+// Shared (a parallel dfs), it reads without the groups' locks while other
+// workers store: a data race, and a benign one. Each load is of one word
+// (a table's *fpData, which is never changed once made, and a slot of
+// it), so by the Go memory model it reads a value some worker wrote, and
+// warm only adds it to a sum nobody reads. The race detector cannot tell
+// it from a bug, so race builds do not warm a shared store.
 func (s *stateStore) warm(fps []uint64) uint64 {
-	if s.exact || s.shared {
+	if s.exact || (s.shared && raceEnabled) {
 		return 0
 	}
 	var x uint64
@@ -156,17 +162,24 @@ func omissionOf(states int) float64 {
 // the model has at most 16 processes, else 64. Fingerprint 0 marks an
 // empty slot, so a state whose fingerprint is 0 is stored as 1.
 type fpTable struct {
+	d *fpData // nil until the first put; replaced whole when it grows
+	n int
+	_ [112]byte // to 128 bytes (see groupCount)
+}
+
+// fpData is an fpTable's slots. Its slices are never replaced, only
+// their elements written: a reader holding a *fpData always indexes
+// the arrays it was made with (see stateStore.warm).
+type fpData struct {
 	keys   []uint64
 	vals16 []uint16
 	vals64 []uint64
-	n      int
-	_      [48]byte // to 128 bytes (see groupCount)
 }
 
-func (t *fpTable) slot(fp uint64) int {
-	mask := len(t.keys) - 1
+func (d *fpData) slot(fp uint64) int {
+	mask := len(d.keys) - 1
 	i := int(fp) & mask
-	for t.keys[i] != 0 && t.keys[i] != fp {
+	for d.keys[i] != 0 && d.keys[i] != fp {
 		i = (i + 1) & mask
 	}
 	return i
@@ -174,16 +187,17 @@ func (t *fpTable) slot(fp uint64) int {
 
 // peek reads the slot where fp's probe starts, and its mask.
 func (t *fpTable) peek(fp uint64) uint64 {
-	if len(t.keys) == 0 {
+	d := t.d
+	if d == nil {
 		return 0
 	}
-	i := int(fp) & (len(t.keys) - 1)
-	v := t.keys[i]
+	i := int(fp) & (len(d.keys) - 1)
+	v := d.keys[i]
 	switch {
-	case t.vals16 != nil:
-		v += uint64(t.vals16[i])
-	case t.vals64 != nil:
-		v += t.vals64[i]
+	case d.vals16 != nil:
+		v += uint64(d.vals16[i])
+	case d.vals64 != nil:
+		v += d.vals64[i]
 	}
 	return v
 }
@@ -195,14 +209,15 @@ func (t *fpTable) lookup(fp uint64) (uint64, bool) {
 	if t.n == 0 {
 		return 0, false
 	}
-	i := t.slot(fp)
+	d := t.d
+	i := d.slot(fp)
 	switch {
-	case t.keys[i] == 0:
+	case d.keys[i] == 0:
 		return 0, false
-	case t.vals16 != nil:
-		return uint64(t.vals16[i]), true
-	case t.vals64 != nil:
-		return t.vals64[i], true
+	case d.vals16 != nil:
+		return uint64(d.vals16[i]), true
+	case d.vals64 != nil:
+		return d.vals64[i], true
 	}
 	return 0, true
 }
@@ -213,47 +228,56 @@ func (t *fpTable) put(fp, val uint64, vals int) bool {
 	if fp == 0 {
 		fp = 1
 	}
-	if (t.n+1)*4 > len(t.keys)*3 {
+	if t.d == nil || (t.n+1)*4 > len(t.d.keys)*3 {
 		t.grow(vals)
 	}
-	i := t.slot(fp)
-	isNew := t.keys[i] == 0
+	d := t.d
+	i := d.slot(fp)
+	isNew := d.keys[i] == 0
 	if isNew {
-		t.keys[i] = fp
+		d.keys[i] = fp
 		t.n++
 	}
 	switch {
-	case t.vals16 != nil:
-		t.vals16[i] = uint16(val)
-	case t.vals64 != nil:
-		t.vals64[i] = val
+	case d.vals16 != nil:
+		d.vals16[i] = uint16(val)
+	case d.vals64 != nil:
+		d.vals64[i] = val
 	}
 	return isNew
 }
 
+// grow moves the slots to a new fpData twice as large (the old one is
+// left as it was, for readers that still hold it).
 func (t *fpTable) grow(vals int) {
-	old := *t
-	size := max(1024, 2*len(old.keys))
-	*t = fpTable{keys: make([]uint64, size), n: old.n}
+	old := t.d
+	size := 1024
+	if old != nil {
+		size = 2 * len(old.keys)
+	}
+	d := &fpData{keys: make([]uint64, size)}
 	switch vals {
 	case 16:
-		t.vals16 = make([]uint16, size)
+		d.vals16 = make([]uint16, size)
 	case 64:
-		t.vals64 = make([]uint64, size)
+		d.vals64 = make([]uint64, size)
 	}
-	for i, k := range old.keys {
-		if k == 0 {
-			continue
-		}
-		j := t.slot(k)
-		t.keys[j] = k
-		switch {
-		case t.vals16 != nil:
-			t.vals16[j] = old.vals16[i]
-		case t.vals64 != nil:
-			t.vals64[j] = old.vals64[i]
+	if old != nil {
+		for i, k := range old.keys {
+			if k == 0 {
+				continue
+			}
+			j := d.slot(k)
+			d.keys[j] = k
+			switch {
+			case d.vals16 != nil:
+				d.vals16[j] = old.vals16[i]
+			case d.vals64 != nil:
+				d.vals64[j] = old.vals64[i]
+			}
 		}
 	}
+	t.d = d
 }
 
 // keyOf computes the canonical key of w: the least fingerprint over the

@@ -1,0 +1,6 @@
+//go:build !race
+
+package check
+
+// raceEnabled: the race detector is on (see stateStore.warm).
+const raceEnabled = false
