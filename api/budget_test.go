@@ -101,6 +101,27 @@ func TestSearchesReserveMemoryBeforeTheyAreAccepted(t *testing.T) {
 		"a finished search gives its memory back")
 }
 
+// TestFingerprintSearchesReserveWhatTheyHold: a bfs or dfs with
+// fingerprints reserves tens of bytes per state and the worlds it keeps
+// (a bfs worker's path, a dfs's stack of unexpanded siblings, bounded by
+// the depth), not a world per state: a 2 M states budget (the default)
+// is admitted by a server with 1 GiB, where a world per state asked for
+// several GiB. Ten times that budget does not fit, and is refused.
+func TestFingerprintSearchesReserveWhatTheyHold(t *testing.T) {
+	ts := newTestServer(t, func(c *Config) { c.MemoryBudget = 1 << 30 })
+	for _, search := range []string{`"strategy":"bfs"`, `"strategy":"dfs","budget":{"states":2000000,"depth":500}`} {
+		id := ts.startSearch(t, `{"scenario":"dining-philosophers","preset":"lock-level","variant":"fixed","workers":1,"params":{"philosophers":12},`+search+`}`)
+		reserved := ts.mem.inUse()
+		assert.Less(t, reserved, int64(1<<30), search)
+		assert.Greater(t, reserved, int64(2_000_000*32), "%s: at least a visited slot per state", search)
+		ts.do(t, http.MethodDelete, "/api/v1/searches/"+id, nil)
+		require.Eventually(t, func() bool { return ts.mem.inUse() == 0 }, 10*time.Second, 10*time.Millisecond)
+	}
+	res := ts.post(t, "/api/v1/searches", `{"scenario":"dining-philosophers","preset":"lock-level","variant":"fixed","strategy":"bfs","workers":1,"params":{"philosophers":12},"budget":{"states":20000000}}`)
+	require.Equal(t, http.StatusUnprocessableEntity, res.Status, "%s", res.Body)
+	assert.Equal(t, "budget.states", res.problem(t).Field)
+}
+
 // TestSearchPastTheHeapLimitFailsForMemory: when the heap passes the
 // limit (here: always), the running search is stopped as failed with
 // the reason, and a failed search is final (never resumed).

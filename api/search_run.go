@@ -48,7 +48,7 @@ func (s *Server) planSearch(req session.SearchRequest) (*searchPlan, error) {
 			return nil, invalid("reductions.por", "a distributed bfs cannot use persistent sets")
 		}
 	}
-	return &searchPlan{explorer: q.Explorer(), seconds: q.Seconds(), bytes: q.Explorer().EstimateBytes(), distributed: req.Distributed}, nil
+	return &searchPlan{explorer: q.Explorer(), seconds: q.Seconds(), bytes: q.Explorer().EstimateBytes(parallel.Workers(q.Explorer().Config().Workers)), distributed: req.Distributed}, nil
 }
 
 // runDistributed runs a job on the cluster.
