@@ -613,15 +613,16 @@ func (ex *expansion) expand(n *node) {
 	// The last option tried may step n's world itself when n allows it
 	// (it saves a copy; see node.rebuild).
 	last := -1
+	sleeping := maskOf(n.sleep)
 	if n.rebuild != nil {
 		for _, k := range ex.idx {
-			if !e.asleep(n, ready, k) {
+			if !e.asleep(n, sleeping, ready, k) {
 				last = k
 			}
 		}
 	}
 	for _, k := range ex.idx {
-		if e.asleep(n, ready, k) {
+		if e.asleep(n, sleeping, ready, k) {
 			continue
 		}
 		single := true
@@ -735,22 +736,19 @@ func maskOf(sleep []footprint) uint64 {
 }
 
 // asleep reports whether ready[k] is a sleeping transition: its process is
-// in the sleep set and has no other ready event; or not among the
-// processes n is expanded for (node.only).
-func (e *graphEngine) asleep(n *node, ready []sim.Event, k int) bool {
-	p := ready[k].Proc
-	if n.only != 0 && n.only&(1<<uint(p)) == 0 {
+// in the sleep set (sleeping: maskOf(n.sleep); sleep sets are kept to
+// models of at most 64 processes) and has no other ready event; or not
+// among the processes n is expanded for (node.only).
+func (e *graphEngine) asleep(n *node, sleeping uint64, ready []sim.Event, k int) bool {
+	bit := uint64(1) << uint(ready[k].Proc)
+	if n.only != 0 && n.only&bit == 0 {
 		return true
 	}
-	in := false
-	for _, z := range n.sleep {
-		in = in || z.proc == p
-	}
-	if !in {
+	if sleeping&bit == 0 {
 		return false
 	}
 	for i := range ready {
-		if i != k && ready[i].Proc == p {
+		if i != k && ready[i].Proc == ready[k].Proc {
 			return false
 		}
 	}

@@ -60,9 +60,10 @@ func (ex *expansion) expandStubborn(n *node, ready []sim.Event) bool {
 	}
 	var best []sim.ProcID
 	tried := 0
+	sleeping := maskOf(n.sleep)
 	for _, k := range e.order(w, ready, nil) {
 		p := ready[k].Proc
-		if e.asleep(n, ready, k) {
+		if e.asleep(n, sleeping, ready, k) {
 			continue
 		}
 		t := st.closure(p)
@@ -82,7 +83,7 @@ func (ex *expansion) expandStubborn(n *node, ready []sim.Event) bool {
 	var succs []succ
 	for _, p := range best {
 		k := st.evIdx[p]
-		if k < 0 || e.asleep(n, ready, k) {
+		if k < 0 || e.asleep(n, sleeping, ready, k) {
 			continue
 		}
 		succs = append(succs, *st.succ[p])
