@@ -44,9 +44,9 @@
 // reached through different members of an orbit compare process for
 // process; sleep sets then prune steps and never states (on vitess fixed
 // C=3 ITER=2: 1,473,247 states, 3.6 M transitions against 5.2 M
-// without sleep sets). A distributed bfs (Expander) carries no renaming
-// with a state, so under symmetry it expands a state reached again in
-// full, once.
+// without sleep sets). A distributed bfs (Expander) applies the same
+// rule at each state's owner: a BFSState carries its renaming and the
+// processes it is expanded for.
 //
 // A search for a Sometimes property (sim.Sometimes) looks for a run that
 // reaches it instead: the result is reached (with the schedule that gets

@@ -44,6 +44,14 @@ type BFSState struct {
 	// Enc is the state's canonical encoding with exact storage (the key
 	// of the visited set then); empty with fingerprint storage.
 	Enc string
+	// Renaming is the renaming of the state into the one its key stands
+	// for: 1 + an index into the model's symmetries, 0 the identity.
+	// Admit names the sleep set's processes with it as the visited set
+	// does (see graphEngine.canonMask).
+	Renaming int
+	// Only, when not 0, is the processes whose steps are taken (a state
+	// expanded again: the others' were taken the first time).
+	Only uint64
 }
 
 // Finding is a violation met while expanding a state.
@@ -108,9 +116,9 @@ func (e *Expander) Expand(s BFSState, emit func(BFSState)) (Expansion, error) {
 	}
 	ex := expansion{e: e.g, scratch: &scratch{}}
 	ex.emit = func(sc succ, sl []footprint) {
-		emit(BFSState{Key: sc.key.fp, Depth: sc.w.Steps(), Path: slices.Clone(sc.w.Schedule()), Sleep: encodeSleep(sl), Enc: sc.key.enc})
+		emit(BFSState{Key: sc.key.fp, Depth: sc.w.Steps(), Path: slices.Clone(sc.w.Schedule()), Sleep: encodeSleep(sl), Enc: sc.key.enc, Renaming: sc.perm + 1})
 	}
-	ex.expand(&node{w: w, key: stateKey{fp: s.Key, enc: s.Enc}, sleep: sleep})
+	ex.expand(&node{w: w, key: stateKey{fp: s.Key, enc: s.Enc}, sleep: sleep, only: s.Only})
 	out := Expansion{Transitions: ex.transitions, Cut: ex.cut}
 	if ex.found != nil {
 		out.Found = &Finding{Counterexample: ex.found.spec, Violation: ex.found.violation}
@@ -121,34 +129,26 @@ func (e *Expander) Expand(s BFSState, emit func(BFSState)) (Expansion, error) {
 // Admit decides, at the owner of s's fingerprint, whether s is expanded
 // at the next level, given the sleep mask the state was stored with (if
 // seen): it returns the mask to store and s with its sleep set as it is
-// to be expanded.
+// to be expanded. The rule is the local search's (graphEngine.again):
+// masks are stored in the names of the state the key stands for, and a
+// state reached again with a sleep set that is not a superset of its
+// stored one is expanded again for the steps asleep the first time.
 func (e *Expander) Admit(stored uint64, seen bool, s BFSState) (uint64, BFSState, bool, error) {
 	sleep, err := decodeSleep(s.Sleep)
 	if err != nil {
 		return 0, s, false, err
 	}
-	mask := maskOf(sleep)
-	if seen && e.g.sym != nil {
-		// s's mask names s's own processes, not those of the state its
-		// key stands for (a BFSState carries no renaming; the local
-		// search's masks are canonical, see graphEngine.canonMask), so
-		// masks of two members of an orbit do not compare: a state
-		// expanded with a sleep set is expanded again in full, once.
-		if stored == 0 {
-			return stored, s, false, nil
-		}
-		s.Sleep = nil
-		return 0, s, true, nil
+	if s.Renaming < 0 || s.Renaming > len(e.g.perms) {
+		return 0, s, false, fmt.Errorf("check: a state's renaming is %d, outside [0, %d]", s.Renaming, len(e.g.perms))
 	}
+	perm := s.Renaming - 1
+	mask := e.g.canonMask(maskOf(sleep), perm)
 	if seen {
 		var again bool
-		// (No renaming: the masks' names are the state's own. Its
-		// expansion takes every step but the sleeping ones: only is
-		// left out, which expands no less.)
-		if mask, _, again = e.g.again(stored, mask, -1); !again {
+		if mask, s.Only, again = e.g.again(stored, mask, perm); !again {
 			return stored, s, false, nil
 		}
-		s.Sleep = encodeSleep(appendMasked(nil, sleep, mask))
+		s.Sleep = encodeSleep(appendMasked(nil, sleep, e.g.instanceMask(mask, perm)))
 	}
 	return mask, s, true, nil
 }

@@ -125,3 +125,29 @@ func expanderMatchesLocal(t *testing.T, reg *scenario.Registry, cfg check.Config
 		}
 	}
 }
+
+// A state from the wire whose renaming names no symmetry of the model
+// is refused, not indexed with.
+func TestExpanderRefusesAnUnknownRenaming(t *testing.T) {
+	cfg := check.Config{Scenario: "vitess-messager", Preset: "lock-level", Variant: "fixed", Params: map[string]any{"clients": 3, "iterations": 1},
+		Strategy: check.BFS, Reductions: check.DefaultReductions(check.BFS)}
+	e, err := check.NewExpander(catalog.New(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := e.Root()
+	for _, r := range []int{5, 0} { // 3 clients: the identity and 5 renamings
+		s := root
+		s.Renaming = r
+		if _, _, _, err := e.Admit(0, true, s); err != nil {
+			t.Fatalf("renaming %d: %v", r, err)
+		}
+	}
+	for _, r := range []int{6, -1, 1 << 15} {
+		s := root
+		s.Renaming = r
+		if _, _, _, err := e.Admit(0, true, s); err == nil {
+			t.Fatalf("renaming %d admitted", r)
+		}
+	}
+}

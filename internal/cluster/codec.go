@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -28,6 +29,9 @@ func compareItems(a, b item) int { return slices.Compare(a.order, b.order) }
 const (
 	maxPath  = 1 << 20
 	maxSleep = 64 * 16
+	// maxPerm bounds a state's renaming (check.BFSState.Renaming; the
+	// Expander checks it against the model's symmetries).
+	maxPerm = 1 << 16
 )
 
 var errCodec = errors.New("cluster: malformed state batch")
@@ -44,8 +48,9 @@ func appendInts(b []byte, v []int) []byte {
 func appendItem(b []byte, it item) []byte { return appendItemAfter(b, item{}, it) }
 
 // appendItemAfter encodes one state after prev, the state before it in
-// its batch: fingerprint, depth, path, sleep set, order and canonical
-// encoding (empty but with exact storage). The path, the order and the
+// its batch: fingerprint, depth, path, sleep set, renaming, the
+// processes it is expanded for, order and canonical encoding (empty but
+// with exact storage). The path, the order and the
 // encoding are written as the length of the prefix they share with
 // prev's and the rest: states of a batch come from the same or nearby
 // parents, in index-path order, so most of each is shared.
@@ -55,6 +60,8 @@ func appendItemAfter(b []byte, prev, it item) []byte {
 	b = appendIntsAfter(b, prev.s.Path, it.s.Path)
 	b = binary.AppendUvarint(b, uint64(len(it.s.Sleep)))
 	b = append(b, it.s.Sleep...)
+	b = binary.AppendUvarint(b, uint64(it.s.Renaming))
+	b = binary.AppendUvarint(b, it.s.Only)
 	b = appendIntsAfter(b, prev.order, it.order)
 	n := sharedPrefix([]byte(prev.s.Enc), []byte(it.s.Enc))
 	b = binary.AppendUvarint(b, uint64(n))
@@ -156,6 +163,8 @@ func decodeItems(b []byte, out []item) ([]item, error) {
 		if r.err == nil {
 			it.s.Sleep, r.b = slices.Clone(r.b[:n]), r.b[n:]
 		}
+		it.s.Renaming = int(r.uvarint(maxPerm))
+		it.s.Only = r.uvarint(math.MaxUint64)
 		it.order = r.intsAfter(prev.order)
 		it.s.Enc = r.strAfter(prev.s.Enc)
 		out = append(out, it)

@@ -10,7 +10,7 @@ import (
 func TestItemsRoundTrip(t *testing.T) {
 	in := []item{
 		{s: check.BFSState{Key: 1<<63 + 5, Depth: 3, Path: []int{0, 2, 1}, Sleep: []byte{1, 0, 0}}, order: []int{0, 4, 1}},
-		{s: check.BFSState{Key: 3, Depth: 4, Path: []int{0, 2, 1, 7}, Sleep: []byte{}}, order: []int{0, 4, 1, 0}},
+		{s: check.BFSState{Key: 3, Depth: 4, Path: []int{0, 2, 1, 7}, Sleep: []byte{}, Renaming: 5, Only: 1<<63 | 6}, order: []int{0, 4, 1, 0}},
 		{s: check.BFSState{Key: 0, Depth: 0, Path: []int{}, Sleep: []byte{}}, order: []int{}},
 		{s: check.BFSState{Key: 7, Depth: 1, Path: []int{3}, Sleep: []byte{}, Enc: "\x00\x05exact"}, order: []int{2}},
 		{s: check.BFSState{Key: 8, Depth: 1, Path: []int{3}, Sleep: []byte{}, Enc: "\x00\x05exacter"}, order: []int{3}},
@@ -38,6 +38,7 @@ func TestItemsRoundTrip(t *testing.T) {
 // A batch from the wire never panics nor allocates past its bounds.
 func FuzzDecodeItems(f *testing.F) {
 	f.Add(appendItem(nil, item{s: check.BFSState{Key: 9, Depth: 2, Path: []int{1, 1}, Sleep: []byte{2, 0, 1}}, order: []int{3, 0}}))
+	f.Add(appendItem(nil, item{s: check.BFSState{Key: 9, Depth: 2, Path: []int{1, 1}, Sleep: []byte{2, 0, 1}, Renaming: 3, Only: 5}, order: []int{3, 0}}))
 	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		items, err := decodeItems(b, nil)
