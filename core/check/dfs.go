@@ -435,4 +435,5 @@ func (d *dfsEngine) restart() {
 	}
 	x.sampled = d.sampled
 	x.prog.States, x.prog.Frontier, x.prog.Transitions, x.prog.Depth = e.store.Len(), len(d.workers[0].stack), 0, 0
+	x.prog.Rerun = true
 }

@@ -46,6 +46,11 @@ type Progress struct {
 	BestLength int `json:"bestLength"`
 	// Shrinking is true while a found counterexample is being shrunk.
 	Shrinking bool `json:"shrinking"`
+	// Rerun is true once a dfs split among workers has started over on
+	// one goroutine (a worker met a violation, a bound or an error, or
+	// the states budget ran out), for the answer one worker gives: the
+	// counts above are then the rerun's, from zero.
+	Rerun bool `json:"rerun,omitempty"`
 }
 
 // Bounds state what a search was allowed to do.

@@ -158,6 +158,11 @@ func TestParallelDFS(t *testing.T) {
 		if got := x.Run(); got.States != want.States || got.Verdict != want.Verdict || (c.parallel != (x.Workers() == 3)) {
 			t.Errorf("%s, stepped after PlanWorkers(3): %s, %d states on %d workers; one worker: %s, %d", c.name, got.Verdict, got.States, x.Workers(), want.Verdict, want.States)
 		}
+		// Progress says when its counts are a rerun's (the page labels
+		// them rather than show the bar falling back).
+		if x.Progress().Rerun == c.parallel {
+			t.Errorf("%s, after PlanWorkers(3): progress says rerun %v", c.name, x.Progress().Rerun)
+		}
 	}
 }
 

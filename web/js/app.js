@@ -1247,7 +1247,12 @@ async function startSearch(e) {
     const rate = [];
     if (p.states) rate.push(`${fmtInt(p.states)} states (${fmtInt(p.states / Math.max(secs, 1e-3))}/s)`);
     if (p.runs) rate.push(`${fmtInt(p.runs)} runs (${fmtInt(p.runs / Math.max(secs, 1e-3))}/s)`);
-    $("#searchstatus").textContent = (rate.join(" · ") || "Searching…") + eta(frac, secs);
+    // A dfs split among workers that met a violation or its budget starts
+    // over on one worker, whose answer is the same on any number: its
+    // counts start from zero again, so say so rather than let the bar
+    // seem to fall back.
+    const again = p.rerun ? "Again on one worker, for the answer any number of workers gives: " : "";
+    $("#searchstatus").textContent = again + (rate.join(" · ") || "Searching…") + (p.rerun ? "" : eta(frac, secs));
     RT.searchProgress = (RT.searchProgress || 0) + 1;
     RT.progressHandlerMs = Math.max(RT.progressHandlerMs || 0, performance.now() - h0);
   });
