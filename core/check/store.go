@@ -1,7 +1,6 @@
 package check
 
 import (
-	"encoding/binary"
 	"math"
 
 	"github.com/racetrack-sim/racetrack/core/sim"
@@ -168,56 +167,22 @@ type fpTable struct {
 	_ [112]byte // to 128 bytes (see groupCount)
 }
 
-// fpData is an fpTable's slots: each a fingerprint (8 bytes, little
-// endian) followed by its mask (0, 2 or 8 bytes), so that a lookup
-// misses the cache once, not once for the key and once for the mask.
-// Its slice is never replaced, only its bytes written: a reader holding
-// a *fpData always indexes the array it was made with (see
-// stateStore.warm).
+// fpData is an fpTable's slots. Its slices are never replaced, only
+// their elements written: a reader holding a *fpData always indexes
+// the arrays it was made with (see stateStore.warm).
 type fpData struct {
-	slots []byte
-	width int // bytes a slot: 8, 10 or 16
-	mask  int // number of slots - 1
-}
-
-func newFPData(size, vals int) *fpData {
-	w := 8 + vals/8
-	return &fpData{slots: make([]byte, size*w), width: w, mask: size - 1}
-}
-
-func (d *fpData) key(i int) uint64 { return binary.LittleEndian.Uint64(d.slots[i*d.width:]) }
-
-func (d *fpData) val(i int) uint64 {
-	b := d.slots[i*d.width+8:]
-	switch d.width {
-	case 10:
-		return uint64(binary.LittleEndian.Uint16(b))
-	case 16:
-		return binary.LittleEndian.Uint64(b)
-	}
-	return 0
-}
-
-func (d *fpData) set(i int, key, val uint64) {
-	b := d.slots[i*d.width:]
-	binary.LittleEndian.PutUint64(b, key)
-	switch d.width {
-	case 10:
-		binary.LittleEndian.PutUint16(b[8:], uint16(val))
-	case 16:
-		binary.LittleEndian.PutUint64(b[8:], val)
-	}
+	keys   []uint64
+	vals16 []uint16
+	vals64 []uint64
 }
 
 func (d *fpData) slot(fp uint64) int {
-	i := int(fp) & d.mask
-	for {
-		k := d.key(i)
-		if k == 0 || k == fp {
-			return i
-		}
-		i = (i + 1) & d.mask
+	mask := len(d.keys) - 1
+	i := int(fp) & mask
+	for d.keys[i] != 0 && d.keys[i] != fp {
+		i = (i + 1) & mask
 	}
+	return i
 }
 
 // peek reads the slot where fp's probe starts, and its mask.
@@ -226,8 +191,15 @@ func (t *fpTable) peek(fp uint64) uint64 {
 	if d == nil {
 		return 0
 	}
-	i := int(fp) & d.mask
-	return d.key(i) + d.val(i)
+	i := int(fp) & (len(d.keys) - 1)
+	v := d.keys[i]
+	switch {
+	case d.vals16 != nil:
+		v += uint64(d.vals16[i])
+	case d.vals64 != nil:
+		v += d.vals64[i]
+	}
+	return v
 }
 
 func (t *fpTable) lookup(fp uint64) (uint64, bool) {
@@ -239,10 +211,15 @@ func (t *fpTable) lookup(fp uint64) (uint64, bool) {
 	}
 	d := t.d
 	i := d.slot(fp)
-	if d.key(i) == 0 {
+	switch {
+	case d.keys[i] == 0:
 		return 0, false
+	case d.vals16 != nil:
+		return uint64(d.vals16[i]), true
+	case d.vals64 != nil:
+		return d.vals64[i], true
 	}
-	return d.val(i), true
+	return 0, true
 }
 
 // put stores fp with val and reports whether fp is new. vals is the
@@ -251,16 +228,22 @@ func (t *fpTable) put(fp, val uint64, vals int) bool {
 	if fp == 0 {
 		fp = 1
 	}
-	if t.d == nil || (t.n+1)*4 > (t.d.mask+1)*3 {
+	if t.d == nil || (t.n+1)*4 > len(t.d.keys)*3 {
 		t.grow(vals)
 	}
 	d := t.d
 	i := d.slot(fp)
-	isNew := d.key(i) == 0
+	isNew := d.keys[i] == 0
 	if isNew {
+		d.keys[i] = fp
 		t.n++
 	}
-	d.set(i, fp, val)
+	switch {
+	case d.vals16 != nil:
+		d.vals16[i] = uint16(val)
+	case d.vals64 != nil:
+		d.vals64[i] = val
+	}
 	return isNew
 }
 
@@ -270,13 +253,27 @@ func (t *fpTable) grow(vals int) {
 	old := t.d
 	size := 1024
 	if old != nil {
-		size = 2 * (old.mask + 1)
+		size = 2 * len(old.keys)
 	}
-	d := newFPData(size, vals)
+	d := &fpData{keys: make([]uint64, size)}
+	switch vals {
+	case 16:
+		d.vals16 = make([]uint16, size)
+	case 64:
+		d.vals64 = make([]uint64, size)
+	}
 	if old != nil {
-		for i := 0; i <= old.mask; i++ {
-			if k := old.key(i); k != 0 {
-				d.set(d.slot(k), k, old.val(i))
+		for i, k := range old.keys {
+			if k == 0 {
+				continue
+			}
+			j := d.slot(k)
+			d.keys[j] = k
+			switch {
+			case d.vals16 != nil:
+				d.vals16[j] = old.vals16[i]
+			case d.vals64 != nil:
+				d.vals64[j] = old.vals64[i]
 			}
 		}
 	}
