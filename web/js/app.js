@@ -1234,6 +1234,7 @@ async function startSearch(e) {
   if (!$("#distributedfield").hidden && !$("#distributed").disabled && $("#distributed").checked) req.distributed = true;
   const bar = $("#searchprogress .bar");
   $("#searchprogress").hidden = false;
+  $("#searchprogress").classList.remove("rerun");
   bar.style.width = "0";
   $("#searchgo").disabled = true;
   $("#searchcancel").hidden = false;
@@ -1242,11 +1243,13 @@ async function startSearch(e) {
   const job = S.engine.search(req, (p) => {
     const h0 = performance.now();
     const frac = Math.min(1, (p.runs || p.states) / p.budget);
+    $("#searchprogress").classList.toggle("rerun", !!p.rerun); // before the width: the rerun's bar starts over without sliding back
     bar.style.width = (100 * frac).toFixed(1) + "%";
     const secs = (performance.now() - t0) / 1000; // the session's reports carry no time
     const rate = [];
-    if (p.states) rate.push(`${fmtInt(p.states)} states (${fmtInt(p.states / Math.max(secs, 1e-3))}/s)`);
-    if (p.runs) rate.push(`${fmtInt(p.runs)} runs (${fmtInt(p.runs / Math.max(secs, 1e-3))}/s)`);
+    const per = (n) => (p.rerun ? "" : ` (${fmtInt(n / Math.max(secs, 1e-3))}/s)`); // a rerun's counts started later
+    if (p.states) rate.push(`${fmtInt(p.states)} states${per(p.states)}`);
+    if (p.runs) rate.push(`${fmtInt(p.runs)} runs${per(p.runs)}`);
     // A dfs split among workers that met a violation or its budget starts
     // over on one worker, whose answer is the same on any number: its
     // counts start from zero again, so say so rather than let the bar
