@@ -119,7 +119,9 @@ func TestFingerprintSearchesReserveWhatTheyHold(t *testing.T) {
 	}
 	res := ts.post(t, "/api/v1/searches", `{"scenario":"dining-philosophers","preset":"lock-level","variant":"fixed","strategy":"bfs","workers":1,"params":{"philosophers":12},"budget":{"states":20000000}}`)
 	require.Equal(t, http.StatusUnprocessableEntity, res.Status, "%s", res.Body)
-	assert.Equal(t, "budget.states", res.problem(t).Field)
+	p := res.problem(t)
+	assert.Equal(t, "budget.states", p.Field)
+	assert.Contains(t, p.Detail, "can never run here")
 }
 
 // TestSearchPastTheHeapLimitFailsForMemory: when the heap passes the

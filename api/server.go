@@ -68,7 +68,7 @@ type Config struct {
 	SearchWorkers    int     // default GOMAXPROCS
 	SearchQueue      int     // queued jobs before 429, default 64
 	MaxSearchSeconds float64 // default 300
-	MaxSearchStates  int     // default 5,000,000
+	MaxSearchStates  int     // default 100,000,000 (memory admission bounds what fits)
 	MaxSearchRuns    int     // default 1,000,000
 
 	ExportSlots int // exports written at once, default GOMAXPROCS; more get 429
@@ -115,7 +115,7 @@ func (c *Config) defaults() {
 		c.MaxSearchSeconds = 300
 	}
 	if c.MaxSearchStates <= 0 {
-		c.MaxSearchStates = 5_000_000
+		c.MaxSearchStates = 100_000_000
 	}
 	if c.MaxSearchRuns <= 0 {
 		c.MaxSearchRuns = 1_000_000
