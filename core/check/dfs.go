@@ -183,6 +183,7 @@ func (d *dfsEngine) plan(workers int, locks func(n int) Locks) {
 	}
 	d.left = dfsShortQuota * workers
 	e.store.shared = true
+	e.store.startPhase()
 }
 
 // tasks is the number of tasks of a parallel phase: one per worker (0:
@@ -408,7 +409,7 @@ func (d *dfsEngine) endPhase() {
 	if frontier == 0 {
 		x.prog.Done, x.verified = true, true
 		d.initial = nil
-		e.store.shared = false
+		e.store.shared, e.store.phase = false, [storeGroups]*fpData{}
 		return
 	}
 	// A phase stores at most its quota times the states one expansion
@@ -420,6 +421,7 @@ func (d *dfsEngine) endPhase() {
 		}
 	}
 	d.left = quota * len(d.workers)
+	e.store.startPhase()
 }
 
 // restart starts the search over on one goroutine, from copies of the

@@ -58,6 +58,8 @@ type stateStore struct {
 	masks  int // bits of the sleep mask kept per state: 0, 16 or 64
 	shared bool
 	fps    [storeGroups]fpTable
+	// phase is the tables as the current parallel phase began (see warm).
+	phase  [storeGroups]*fpData
 	encs   [storeGroups]map[string]uint64
 	counts [storeGroups]groupCount
 }
@@ -96,20 +98,36 @@ func (s *stateStore) Len() int {
 // otherwise). It changes nothing; with exact storage it does nothing.
 //
 // Shared (a parallel dfs), it reads without the groups' locks while other
-// workers store: a data race, and a benign one. Each load is of one word
-// (a table's *fpData, which is never changed once made, and a slot of
-// it), so by the Go memory model it reads a value some worker wrote, and
-// warm only adds it to a sum nobody reads. The race detector cannot tell
-// it from a bug, so race builds do not warm a shared store.
+// workers store: a data race, and a benign one. It reads the tables as
+// they were when the phase began (phase, set between phases, so their
+// slice headers were written before any worker started), and of them
+// only single slots, each a word or less: by the Go memory model each
+// load returns a value some worker wrote, and warm only adds it to a sum
+// nobody reads. (A table that grew during the phase is read as it was:
+// the warm-up is then of no use, and no harm.) The race detector cannot
+// tell this from a bug, so race builds do not warm a shared store.
 func (s *stateStore) warm(fps []uint64) uint64 {
 	if s.exact || (s.shared && raceEnabled) {
 		return 0
 	}
 	var x uint64
 	for _, fp := range fps {
-		x += s.fps[stateKey{fp: fp}.group()].peek(fp)
+		g := stateKey{fp: fp}.group()
+		d := s.fps[g].d
+		if s.shared {
+			d = s.phase[g]
+		}
+		x += d.peek(fp)
 	}
 	return x
+}
+
+// startPhase records the tables a parallel phase's warm-ups read; it is
+// called between phases, when no worker runs.
+func (s *stateStore) startPhase() {
+	for g := range s.fps {
+		s.phase[g] = s.fps[g].d
+	}
 }
 
 // lookup returns the sleep mask k was stored with.
@@ -185,9 +203,9 @@ func (d *fpData) slot(fp uint64) int {
 	return i
 }
 
-// peek reads the slot where fp's probe starts, and its mask.
-func (t *fpTable) peek(fp uint64) uint64 {
-	d := t.d
+// peek reads the slot where fp's probe starts, and its mask (0 for a
+// table not made yet).
+func (d *fpData) peek(fp uint64) uint64 {
 	if d == nil {
 		return 0
 	}
