@@ -17,10 +17,10 @@ const (
 	// the worlds of its stack: the slack of the stacks and free lists.
 	dfsNodeBytes = 16
 	// pathWorlds is how many worlds besides its cached path a bfs worker
-	// holds (the successors of the state it expands), and a dfs stack
-	// per step of depth (the unexpanded siblings on it), for the
-	// estimate: a model that branches more is held to its budget by the
-	// server's heap watchdog, not by this figure.
+	// holds (the successors of the state it expands), and dfsBranch how
+	// many a dfs stack holds per step of depth (the unexpanded siblings
+	// on it), for the estimate: a model that branches more is held to
+	// its budget by the server's heap watchdog, not by these figures.
 	pathWorlds = 64
 	dfsBranch  = 16
 	// runStepBytes is a run's cost per step: random and pct run without
@@ -77,17 +77,6 @@ func (x *Explorer) EstimateBytes(workers int) int64 {
 func (x *Explorer) worldBytes() int64 {
 	c := x.sc.CostOf(scenario.Values(x.base.Params))
 	return c.WorldBytes + int64(c.GrowthPerStep*float64(x.depth()))
-}
-
-// graph is a bfs's or dfs's graph engine (nil for other strategies).
-func (x *Explorer) graph() *graphEngine {
-	switch e := x.eng.(type) {
-	case *bfsEngine:
-		return e.g
-	case *dfsEngine:
-		return e.g
-	}
-	return nil
 }
 
 // depth is the most steps one schedule may take.

@@ -323,13 +323,21 @@ func (x *Explorer) Result() Result {
 	return r
 }
 
-// store is the visited set of bfs and dfs (nil for the other engines).
-func (x *Explorer) store() *stateStore {
+// graph is the graph engine of bfs and dfs (nil for the other engines).
+func (x *Explorer) graph() *graphEngine {
 	switch e := x.eng.(type) {
 	case *bfsEngine:
-		return e.g.store
+		return e.g
 	case *dfsEngine:
-		return e.g.store
+		return e.g
+	}
+	return nil
+}
+
+// store is the visited set of bfs and dfs (nil for the other engines).
+func (x *Explorer) store() *stateStore {
+	if e := x.graph(); e != nil {
+		return e.store
 	}
 	return nil
 }

@@ -26,3 +26,7 @@ func RunDFSTask(x *Explorer, i int) int { return x.eng.(*dfsEngine).runTask(i) }
 
 // DFSShortQuota is a parallel dfs's quota a worker in its first phase.
 const DFSShortQuota = dfsShortQuota
+
+// MovedProcs are the processes some symmetry of x's bfs or dfs renames
+// (the ones symmetric hashing computes and compares signatures of).
+func MovedProcs(x *Explorer) []int { return x.graph().moved }

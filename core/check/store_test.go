@@ -1,6 +1,7 @@
 package check_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -91,6 +92,35 @@ func TestSignaturePruningKeepsTheKeyCanonical(t *testing.T) {
 				t.Errorf("%s %s %s: pruned %d states %q length %d; %s %d states %q length %d", cfg.Scenario, cfg.Variant, cfg.Strategy,
 					pruned.States, pruned.Verdict, pruned.Length, o.name, o.r.States, o.r.Verdict, o.r.Length)
 			}
+		}
+	}
+}
+
+// Symmetric hashing computes and compares the signatures of the
+// processes some renaming moves, and only those: the vitess clients (not
+// the poller, the vstream, Close or the send goroutines), every
+// philosopher of the buggy (symmetric) table. Too few would leave every
+// renaming tied (each hashed: slower, and no test of the states would
+// notice); too many would cost signatures of processes no renaming
+// moves.
+func TestSymmetricHashingComparesTheMovedProcesses(t *testing.T) {
+	reg := catalog.New()
+	sym := check.Reductions{Symmetry: true}
+	for _, c := range []struct {
+		cfg   check.Config
+		moved int
+	}{
+		{vitessLock(check.DFS, "fixed", 3, 1, sym), 3},
+		{vitessLock(check.DFS, "fixed", 4, 1, sym), 4},
+		{philo(check.BFS, "buggy", 4, sym), 4},
+	} {
+		x, err := check.New(reg, c.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		moved := check.MovedProcs(x)
+		if len(moved) != c.moved || !slices.IsSorted(moved) || len(slices.Compact(slices.Clone(moved))) != len(moved) {
+			t.Errorf("%s %v: moved %v, want %d distinct processes in order", c.cfg.Scenario, c.cfg.Params, moved, c.moved)
 		}
 	}
 }
