@@ -1,4 +1,5 @@
-# Racetrack. `make run` and `make test` are the two commands; see README.md.
+# Racetrack. `make run` and `make test` are the two commands; `make
+# test-full` is the slow tier CI runs after make test. See README.md.
 # Builds use Go 1.27.3, the release without the standard-library
 # vulnerabilities govulncheck finds in 1.26.8 (make vulncheck); the go
 # command fetches it from the module proxy once (about 76 MB).
@@ -10,7 +11,7 @@ WASMDIR   := $(GOROOT)/lib/wasm
 ADDR      ?= 127.0.0.1:8080
 GOSRC     := $(shell find core wasm -name '*.go' 2>/dev/null) go.mod
 
-.PHONY: run test wasm vet test-native test-wasm test-cli test-examples vulncheck bench clean
+.PHONY: run test test-full wasm vet test-native test-race test-wasm test-wasm-explorers test-cli test-examples test-sweeps vulncheck bench clean
 
 wasm: static/app.wasm static/wasm_exec.js
 
@@ -28,13 +29,24 @@ vet:
 	$(GO) vet ./...
 	GOOS=js GOARCH=wasm $(GO) vet ./core/... ./wasm/...
 
+# Every package's tests without the race detector, the long ones skipped
+# (-short: the big sweeps, the exhaustive searches of the benchmark size,
+# the tests that build binaries, clone the repository or start NATS
+# clusters and processes).
 test-native:
-	$(GO) test -race ./...
+	$(GO) test -short ./...
 
-# The core's tests again, compiled to wasm and run under Node, so native
-# and browser builds are held to the same golden hashes.
+# The core's tests again, compiled to wasm and run under Node (-short), so
+# native and browser builds are held to the same golden hashes. The
+# explorers' tests (core/check) take minutes there: make test-full runs
+# them (test-wasm-explorers).
+WASMTEST   = PATH="$(WASMDIR):$$PATH" GOOS=js GOARCH=wasm $(GO) test -short
+EXPLORERS := ./core/check/...
 test-wasm:
-	PATH="$(WASMDIR):$$PATH" GOOS=js GOARCH=wasm $(GO) test -short ./core/...
+	$(WASMTEST) $$($(GO) list ./core/... | grep -v '/core/check\(/\|$$\)')
+
+test-wasm-explorers:
+	$(WASMTEST) -timeout 30m $(EXPLORERS)
 
 # racetrack verify as a CI step uses it: the buggy presets fail with the
 # code of their property's kind, the fixed ones pass.
@@ -46,7 +58,22 @@ test-cli:
 test-examples:
 	cd examples/ownmodel && $(GO) vet ./... && GOOS=js GOARCH=wasm $(GO) vet . ./cmd/wasm && $(GO) test ./...
 
+# The developer loop: about 6 min on a fresh clone of a 2-core machine.
 test: wasm vet test-native test-wasm test-cli test-examples
+
+# The slow tier, which CI runs after make test: every test of every
+# package under the race detector, the long ones -short skips included;
+# the explorers' tests under wasm; every seed of the README's rates. Together with make test it runs
+# every test there is. The timeout is for core/check and core/vitess under
+# -race on a loaded machine (10 min, go test's default, is not enough).
+test-full: test-race test-wasm-explorers test-sweeps
+
+test-race:
+	$(GO) test -race -timeout 40m ./...
+
+# The README's table "The bugs" over every seed, with exact counts.
+test-sweeps:
+	$(GO) test ./core/modeltest -run RatesHold -full
 
 # govulncheck with a database built offline from the golang.org/x/vulndb
 # module (.ci/vulncheck); CI runs it after make test.
