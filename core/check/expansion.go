@@ -273,9 +273,9 @@ func (ex *expansion) before(w *sim.World, ev *sim.Event) pre {
 	p := w.Proc(ev.Proc)
 	b := pre{kind: p.Kind, pc: p.PC}
 	b.sent, b.timers = w.Effects()
-	if ex.e.access != nil && p.Kind == sim.Thread {
+	if ex.e.access && p.Kind == sim.Thread {
 		// Only a thread's step can be local enough to use them.
-		b.reads, b.writes, b.declared = ex.e.access.Accesses(w, ev.Proc)
+		b.reads, b.writes, b.declared = ex.e.caps.Accesses(ex.e.root, w, ev.Proc)
 	}
 	return b
 }
@@ -288,7 +288,7 @@ func (ex *expansion) footprint(b pre, c *sim.World, ev *sim.Event, ch *forceChoo
 	fp := footprint{proc: ev.Proc, mutex: -1}
 	sent1, timers1 := c.Effects()
 	fp.global = e.racy || b.kind != sim.Thread || len(ch.ns) > 0 || b.sent != sent1 || b.timers != timers1
-	if e.access != nil && !fp.global {
+	if e.access && !fp.global {
 		fp.reads, fp.writes, fp.global = b.reads, b.writes, !b.declared
 	}
 	switch st.Kind {

@@ -378,7 +378,7 @@ func (x *Explorer) newWorld(spec scenario.RunSpec, ch sim.Chooser) (*sim.World, 
 	if err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", x.sc.ID, err)
 	}
-	return sim.NewWorld(m, spec.Seed, ch, sim.Options{}), nil
+	return sim.NewWorld(m, spec.Seed, ch, sim.Options{Capabilities: x.sc.Capabilities}), nil
 }
 
 // ended ends a depth-first search whose frontier holds frontier states

@@ -35,16 +35,20 @@ const inPlaceSlot = -2
 // between levels: the first violation it finds has a shortest schedule
 // in steps.
 type graphEngine struct {
-	x        *Explorer
-	store    *stateStore
-	exact    bool
-	por      bool // the persistent-set reduction applies to the property
-	racy     bool
-	access   SharedAccess // the racy model's declared accesses
-	locks    bool         // the model's lock sets allow stubborn sets
-	lockSets LockSets
-	sym      Symmetric
-	perms    []sim.Permutation
+	x     *Explorer
+	store *stateStore
+	exact bool
+	por   bool // the persistent-set reduction applies to the property
+	racy  bool
+	// caps are the model's capabilities, and root the initial state's
+	// model, whose configuration the declared accesses and lock sets
+	// are read from.
+	caps   *sim.Capabilities[sim.Model]
+	root   sim.Model
+	access bool // the racy model's declared accesses apply
+	locks  bool // the model's lock sets allow stubborn sets
+	sym    bool // a symmetry reduction applies
+	perms  []sim.Permutation
 	// invs are the perms' inverses on processes (nil: not renamed), and
 	// group says the perms and the identity are closed under composition:
 	// then hash tries only the renamings that sort the processes'
@@ -142,16 +146,17 @@ func newGraph(x *Explorer) (*graphEngine, []*sim.World, error) {
 	if len(w.Procs()) > 64 && x.cfg.Reductions.Sleep {
 		return nil, nil, fieldErr("reductions.sleep", "sleep sets handle at most 64 processes; %s has %d", x.sc.ID, len(w.Procs()))
 	}
-	e := &graphEngine{x: x, exact: x.cfg.Storage == StorageExact, safeAt: map[[2]int]bool{}}
-	e.racy = true // default safe: see UnlockedSharing
-	if u, ok := w.Model().(UnlockedSharing); ok {
-		e.racy = u.SharesUnlockedState()
+	caps := w.Capabilities()
+	e := &graphEngine{x: x, exact: x.cfg.Storage == StorageExact, safeAt: map[[2]int]bool{}, caps: caps, root: w.Model()}
+	e.racy = true // default safe: see sim.Capabilities.SharesUnlockedState
+	if caps.SharesUnlockedState != nil {
+		e.racy = caps.SharesUnlockedState(e.root)
 	}
 	// A Sometimes property may be reached by a step whose end state is
 	// also reached another way: sleep sets keep every state, not every
 	// step, so a model that shares state gets no reduction then.
-	if a, ok := w.Model().(SharedAccess); ok && e.racy && !x.reach {
-		e.racy, e.access = false, a
+	if caps.Accesses != nil && e.racy && !x.reach {
+		e.racy, e.access = false, true
 	}
 	// Persistent sets and DPOR preserve the reachable end states, not
 	// every intermediate state an invariant must hold in.
@@ -165,15 +170,13 @@ func newGraph(x *Explorer) (*graphEngine, []*sim.World, error) {
 		}
 	}
 	e.por = x.cfg.Reductions.POR && partialOrder
-	if ls, ok := lockSetsOf(w.Model()); ok && e.por {
-		e.locks, e.lockSets = true, ls
-	}
-	if s, ok := symmetryOf(w.Model()); ok && x.cfg.Reductions.Symmetry {
-		if perms := s.Symmetries(w); len(perms) > 0 {
+	e.locks = caps.MayTouch != nil && e.por
+	if caps.Symmetries != nil && x.cfg.Reductions.Symmetry {
+		if perms := caps.Symmetries(e.root, w); len(perms) > 0 {
 			for i := range perms {
 				perms[i].Prepare()
 			}
-			e.sym, e.perms = s, perms
+			e.sym, e.perms = true, perms
 			e.invs, e.group = symmetryGroup(perms, len(w.Procs()), len(w.Mutexes()))
 			for j := range w.Procs() {
 				for _, inv := range e.invs {
@@ -185,12 +188,12 @@ func newGraph(x *Explorer) (*graphEngine, []*sim.World, error) {
 			}
 		}
 	}
-	x.applied = Reductions{Sleep: x.cfg.Reductions.Sleep && !e.racy, POR: e.por, Symmetry: e.sym != nil}
+	x.applied = Reductions{Sleep: x.cfg.Reductions.Sleep && !e.racy, POR: e.por, Symmetry: e.sym}
 	// DPOR is kept to models that share state only under mutexes: with
 	// declared accesses (vitess lock-level buggy, 3 clients, 1 iteration)
 	// it visited a million states without the deadlock that an unreduced
 	// bfs finds among 3,202, so it is not offered where it is unproven.
-	if x.cfg.Reductions.DPOR && partialOrder && e.access == nil {
+	if x.cfg.Reductions.DPOR && partialOrder && !e.access {
 		x.applied = Reductions{Sleep: x.cfg.Reductions.Sleep, DPOR: true}
 	}
 	masks := 0

@@ -1,5 +1,10 @@
 package check
 
+// The interfaces below are how a model offered the reductions before
+// sim.Capabilities. The explorers read only a world's Capabilities; a
+// model that implements these and declares nothing has them translated
+// once, when its world is built (core/sim/legacy.go).
+
 import "github.com/racetrack-sim/racetrack/core/sim"
 
 // Symmetric is implemented by models whose processes are interchangeable
@@ -8,6 +13,10 @@ import "github.com/racetrack-sim/racetrack/core/sim"
 // behaviour to a behaviour and the searched properties to themselves.
 // With the symmetry reduction on, bfs and dfs store each state once per
 // orbit: its hash is the least over the symmetries.
+//
+// Deprecated: declare sim.Capabilities.Symmetries and HashPermuted instead; a model
+// registered without a declaration still has its methods found (see
+// core/sim/legacy.go).
 type Symmetric interface {
 	// Symmetries lists the permutations (the identity not needed).
 	Symmetries(w *sim.World) []sim.Permutation
@@ -24,6 +33,10 @@ type Symmetric interface {
 // signature vector and fewer are hashed. Any function of the process's
 // own state is sound; one that maps different states to one value only
 // leaves more ties.
+//
+// Deprecated: declare sim.Capabilities.ProcSignature instead; a model
+// registered without a declaration still has its methods found (see
+// core/sim/legacy.go).
 type ProcSignatures interface {
 	ProcSignature(w *sim.World, p sim.ProcID) uint64
 }
@@ -36,6 +49,10 @@ type ProcSignatures interface {
 // UnlockedSharing is taken to share state, so every pair of its steps is
 // dependent (unless it declares its accesses, SharedAccess), and a model
 // that forgets the declaration loses speed, never a counterexample.
+//
+// Deprecated: declare sim.Capabilities.SharesUnlockedState instead; a model
+// registered without a declaration still has its methods found (see
+// core/sim/legacy.go).
 type UnlockedSharing interface {
 	SharesUnlockedState() bool
 }
@@ -50,6 +67,26 @@ type UnlockedSharing interface {
 // different mutexes and neither writes a variable the other reads or
 // writes, so sleep sets, persistent sets and DPOR apply to such a model
 // too. A model that shares state and declares nothing gets none of them.
+//
+// Deprecated: declare sim.Capabilities.Accesses instead; a model
+// registered without a declaration still has its methods found (see
+// core/sim/legacy.go).
 type SharedAccess interface {
 	Accesses(w *sim.World, p sim.ProcID) (reads, writes uint64, ok bool)
+}
+
+// LockSets is implemented by thread models that can say which mutexes a
+// process may still lock or unlock from now on (a superset is fine). With
+// it the partial-order reduction computes stubborn sets (Valmari): from a
+// state it explores the next steps of a set T of processes closed under
+// "a process outside T may later touch a mutex a step in T touches", so no
+// step outside T can interfere with T first. That preserves every
+// deadlock and end state, and for programs where most processes share
+// few locks it explores a small fraction of the interleavings.
+//
+// Deprecated: declare sim.Capabilities.MayTouch instead; a model
+// registered without a declaration still has its methods found (see
+// core/sim/legacy.go).
+type LockSets interface {
+	MayTouch(w *sim.World, p sim.ProcID) []sim.MutexID
 }

@@ -26,15 +26,15 @@ import (
 // e.perms; -1: the identity), which renames w into the state the key
 // stands for (see canonMask).
 func (e *graphEngine) hash(w *sim.World, h *sim.Hasher) (uint64, int) {
-	if e.sym == nil {
+	if !e.sym {
 		*h = sim.NewHasher()
 		w.FoldPermuted(h, nil, w.Model().Hash)
 		return h.Sum(), -1
 	}
-	m, _ := symmetryOf(w.Model())
+	m := w.Model()
 	fold := func(p *sim.Permutation) uint64 {
 		*h = sim.NewHasher()
-		w.FoldPermuted(h, p, func(h *sim.Hasher) { m.HashPermuted(h, p) })
+		w.FoldPermuted(h, p, func(h *sim.Hasher) { e.caps.HashPermuted(m, h, p) })
 		return h.Sum()
 	}
 	if !e.group || !pruneSignatures {
@@ -52,12 +52,12 @@ func (e *graphEngine) hash(w *sim.World, h *sim.Hasher) (uint64, int) {
 	if len(procs) > len(sigBuf) {
 		sigs = make([]uint64, len(procs))
 	}
-	ps, _ := m.(ProcSignatures)
+	ps := e.caps.ProcSignature
 	for _, j := range e.moved {
 		q := &procs[j]
 		var model uint64
 		if ps != nil {
-			model = ps.ProcSignature(w, sim.ProcID(j))
+			model = ps(m, w, sim.ProcID(j))
 		}
 		sigs[j] = signature(q, model)
 	}

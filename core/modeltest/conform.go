@@ -249,11 +249,10 @@ func differ(a, b *sim.World) string {
 
 // modelView is the model's own view, or nil when it has none.
 func modelView(w *sim.World) *sim.View {
-	vw, ok := w.Model().(sim.Viewer)
+	v, ok := w.View()
 	if !ok {
 		return nil
 	}
-	v := vw.View(w)
 	return &v
 }
 

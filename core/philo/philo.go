@@ -275,7 +275,8 @@ func Scenario() *scenario.Scenario {
 			scenario.DurationParam("thinkTime", 20, 0, 10_000, "longest think time; each is drawn uniformly from 0 to this, at 1 ms resolution"),
 			scenario.DurationParam("eatTime", 5, 0, 10_000, "time to eat a meal"),
 		},
-		Properties: properties.Info(),
+		Properties:   properties.Info(),
+		Capabilities: capabilities.Erase(),
 		Cost: func(v scenario.Values) scenario.Cost {
 			return scenario.Cost{WorldBytes: 1536 + 300*int64(v.Int("philosophers"))}
 		},

@@ -171,7 +171,8 @@ func Scenario() *scenario.Scenario {
 		Cost: func(v scenario.Values) scenario.Cost {
 			return scenario.Cost{WorldBytes: 4096 + 160*int64(v.Int(pNodes)*v.Int(pShards))}
 		},
-		New: build,
+		New:          build,
+		Capabilities: capabilities.Erase(),
 	}
 }
 
