@@ -13,7 +13,9 @@ type Link struct {
 	URL   string `json:"url"`
 }
 
-// Variant is one version of the modelled code (buggy, fixed, ...).
+// Variant is one version of the modelled code (buggy, fixed, ...), as
+// the catalog lists it. A model declares its variants as VariantOf, whose
+// ids are typed constants.
 type Variant struct {
 	ID    string `json:"id"`
 	Title string `json:"title"`
