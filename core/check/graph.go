@@ -1,9 +1,6 @@
 package check
 
 import (
-	"slices"
-
-	"github.com/racetrack-sim/racetrack/core/scenario"
 	"github.com/racetrack-sim/racetrack/core/sim"
 )
 
@@ -100,40 +97,6 @@ func newGraphEngine(x *Explorer) (engine, error) {
 	return newBFSEngine(e, worlds), nil
 }
 
-// initialWorlds are the worlds a preset can start in: one per
-// combination of the values its Init draws (each enumerated, or sampled
-// with Config.ValueSamples), in the order of their choices.
-func (x *Explorer) initialWorlds() ([]*sim.World, bool, error) {
-	var roots []*sim.World
-	var vals []int
-	sampled := false
-	for {
-		fc := &forceChooser{values: vals, samples: x.cfg.ValueSamples}
-		w, err := x.newWorld(x.base, fc)
-		if err != nil {
-			return nil, false, err
-		}
-		if fc.tooMany != "" {
-			return nil, false, fieldErr("valueSamples", "%s/%s draws %q with %d options while it is set up; %s enumerates values of at most %d options (set valueSamples to try a few of them, or use random or pct)",
-				x.sc.ID, x.base.Preset, fc.tooMany, fc.tooManyN, x.cfg.Strategy, MaxValueOptions)
-		}
-		if err := w.Err(); err != nil {
-			return nil, false, err
-		}
-		sampled = sampled || fc.sampled
-		roots = append(roots, w)
-		if len(roots) > MaxInitialStates {
-			return nil, false, fieldErr("preset", "%s/%s has more than %d initial states (combinations of the values it draws while it is set up); lower valueSamples or the parameters",
-				x.sc.ID, x.base.Preset, MaxInitialStates)
-		}
-		next, more := fc.next()
-		if !more {
-			return roots, sampled, nil
-		}
-		vals = next
-	}
-}
-
 // newGraph checks the model, sets up the reductions that apply and
 // returns the initial states.
 func newGraph(x *Explorer) (*graphEngine, []*sim.World, error) {
@@ -208,12 +171,4 @@ func newGraph(x *Explorer) (*graphEngine, []*sim.World, error) {
 		e.horizon = sim.Time(x.cfg.Budget.HorizonMs) * sim.Millisecond
 	}
 	return e, roots, nil
-}
-
-// counterexample is the spec that replays w's run: the base spec with
-// w's schedule.
-func (x *Explorer) counterexample(w *sim.World) scenario.RunSpec {
-	spec := x.base
-	spec.Schedule = slices.Clone(w.Schedule())
-	return spec
 }
