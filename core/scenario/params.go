@@ -97,6 +97,9 @@ func paramOf(sf reflect.StructField) (Param, error) {
 	var err error
 	switch {
 	case t == timeType:
+		if p.Unit != "" && p.Unit != "ms" {
+			return p, fmt.Errorf("a duration is in ms; unit %q is not", p.Unit)
+		}
 		p.Type, p.Unit = TypeDuration, "ms"
 		p.Default, err = strconv.ParseFloat(def, 64)
 	case t.Kind() == reflect.Int || t.Kind() == reflect.Int64:
@@ -131,6 +134,9 @@ func paramOf(sf reflect.StructField) (Param, error) {
 	}
 	if err != nil {
 		return p, fmt.Errorf("default %q: %w", def, err)
+	}
+	if _, ok := tag.Lookup("enum"); ok && p.Type != TypeEnum {
+		return p, fmt.Errorf("a %s parameter takes no enum", p.Type)
 	}
 	for _, b := range []struct {
 		key string

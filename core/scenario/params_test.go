@@ -88,6 +88,12 @@ func TestParamsOfNamesTheBadField(t *testing.T) {
 	check("bound on a bool", scenario.ParamsOf[struct {
 		B bool `default:"true" max:"1" help:"b"`
 	}], "field B", "takes no max")
+	check("enum on an int", scenario.ParamsOf[struct {
+		N int `default:"1" enum:"1,2" help:"n"`
+	}], "field N", "takes no enum")
+	check("a duration in seconds", scenario.ParamsOf[struct {
+		D sim.Time `default:"1" unit:"s" help:"d"`
+	}], "field D", `unit "s"`)
 }
 
 type variant string
