@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 )
 
@@ -137,18 +138,10 @@ func (c *Capabilities[M]) Check() error {
 // declaration order: what a test compares, and what a reader sees.
 func (c *Capabilities[M]) Offered() []string {
 	var out []string
-	for _, f := range []struct {
-		name string
-		set  bool
-	}{
-		{"Restart", c.Restart != nil}, {"Describe", c.Describe != nil}, {"ProcLabel", c.ProcLabel != nil},
-		{"View", c.View != nil}, {"CloneInto", c.CloneInto != nil}, {"Symmetries", c.Symmetries != nil},
-		{"HashPermuted", c.HashPermuted != nil}, {"ProcSignature", c.ProcSignature != nil},
-		{"SharesUnlockedState", c.SharesUnlockedState != nil}, {"Accesses", c.Accesses != nil},
-		{"MayTouch", c.MayTouch != nil},
-	} {
-		if f.set {
-			out = append(out, f.name)
+	v := reflect.ValueOf(c).Elem()
+	for i := range v.NumField() {
+		if f := v.Type().Field(i); f.IsExported() && !v.Field(i).IsNil() {
+			out = append(out, f.Name)
 		}
 	}
 	return out
