@@ -22,7 +22,7 @@ import (
 // deprecated interfaces translated into one (see legacy.go).
 type Capabilities[M Model] struct {
 	// Restart resets node n's volatile state after a crash and schedules
-	// its first events again. Without it a crashed node stays down.
+	// its first events again. Without it, restarting a node fails the run.
 	Restart func(m M, w *World, n NodeID)
 	// Describe says, in the model's words, what a pending event would do
 	// if it ran next ("poller takes streamMu"), for the list of
