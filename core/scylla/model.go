@@ -27,7 +27,7 @@ type Rule uint8
 // Gossip rules (the gossipRule switch).
 const (
 	// OnChange publishes only a value different from the last published
-	// one (PR #7283; bug #18461, seed 001).
+	// one (eedcee7f31, September 2020, "Fixes #5970"; bug #18461, seed 001).
 	OnChange Rule = iota + 1
 	// NeedPublishing also publishes when a backlog was added or sent in a
 	// response since the last tick, even if equal (PR #18663).
@@ -74,6 +74,13 @@ type config struct {
 	target             string
 	source             Source
 	rule               Rule
+	// split is the code from 272e80fe0a on (with 2cafa573df before it):
+	// add() and fetch() are separate, the end of each view update add()s
+	// the applying shard's backlog, and the broker's read refreshes no
+	// slot. Before it, add_fetch stores the calling shard's backlog and a
+	// view update's end refreshes nothing.
+	split     bool
+	clockSkew sim.Time
 }
 
 // Model is the state of a ScyllaDB cluster with one base table and one
@@ -136,7 +143,10 @@ type Model struct {
 	gossipWindow string
 
 	// Kernel objects, fixed after Init.
-	salt      uint64
+	salt uint64
+	// offset is each node's system_clock minus true time (clockSkew);
+	// never written after Init, so clones share it.
+	offset    []sim.Time
 	shardProc []sim.ProcID
 	client    sim.ProcID
 	mesh      sim.ProcID
@@ -240,6 +250,12 @@ func (m *Model) Init(w *sim.World) {
 
 	// The token ring differs from seed to seed.
 	m.salt = uint64(w.Choose(1<<30, "token ring"))
+	m.offset = make([]sim.Time, N)
+	if c.clockSkew > 0 {
+		for n := range m.offset {
+			m.offset[n] = w.Between(-c.clockSkew, c.clockSkew, sim.Millisecond, "clock offset of "+nodeName(n))
+		}
+	}
 	for n := 0; n < N; n++ {
 		w.SetTimer(m.shardProc[m.idx(n, 0)], 0, tagBroker)
 	}
