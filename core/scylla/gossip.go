@@ -22,6 +22,9 @@ import "github.com/racetrack-sim/racetrack/core/sim"
 func (m *Model) brokerTick(w *sim.World, n int) sim.Action {
 	w.SetTimer(m.shardProc[m.idx(n, 0)], m.cfg.gossipInterval, tagBroker)
 	m.sampleNode(w, n)
+	if m.afterResponse[n] == responseSinceTick {
+		m.afterResponse[n] = tickSinceResponse
+	}
 	var b int64
 	flagged := false
 	switch {

@@ -141,6 +141,17 @@ type Model struct {
 	// response, believes another value (the situation of #18461, whatever
 	// the variant); "" after any other step.
 	gossipWindow string
+	// spanWindow describes the view update that ended after its node's
+	// broker ticked since the node's last write response (the situation
+	// stale-gossip-slow-view needs); "" after any other step.
+	spanWindow string
+	// afterResponse is, per node, responseNone, responseSinceTick (a
+	// write response since the last broker tick) or tickSinceResponse.
+	// It feeds only the view-update-spans-broker-tick witness, never a
+	// step or a property that must hold, so Hash leaves it out: states
+	// that differ only in it behave alike (and the digests of runs stay
+	// those of before it).
+	afterResponse []uint8
 
 	// Kernel objects, fixed after Init.
 	salt uint64
@@ -156,6 +167,13 @@ type Model struct {
 	sDelay, sTrueDelay      []sim.SeriesID
 	sRejected               sim.SeriesID
 }
+
+// What a node did last of answering a write and ticking its broker.
+const (
+	responseNone uint8 = iota
+	responseSinceTick
+	tickSinceResponse
+)
 
 // Belief sources, for the state view.
 const (
@@ -235,6 +253,7 @@ func (m *Model) Init(w *sim.World) {
 	for n := range m.lastUpdate {
 		m.lastUpdate[n] = -c.refresh // _last_update starts at now - interval
 	}
+	m.afterResponse = make([]uint8, N)
 	m.published = make([]int64, N)
 	m.publishedAt = make([]sim.Time, N)
 	m.hasPublished = make([]bool, N)
@@ -307,6 +326,7 @@ func (m *Model) Clone() sim.Model {
 	c.truthAtRefresh = slices.Clone(m.truthAtRefresh)
 	c.cachedMax = slices.Clone(m.cachedMax)
 	c.lastUpdate = slices.Clone(m.lastUpdate)
+	c.afterResponse = slices.Clone(m.afterResponse)
 	c.published = slices.Clone(m.published)
 	c.publishedAt = slices.Clone(m.publishedAt)
 	c.hasPublished = slices.Clone(m.hasPublished)

@@ -80,6 +80,13 @@ func TestSlowViewWriteCatchesTheWrongGossipFix(t *testing.T) {
 		if vs[0].Property != PropConverges || !strings.Contains(vs[0].Message, "believes n2's backlog is 0.62") {
 			t.Fatalf("seed %d: wrong fix violates %+v, want %s at 0.62", seed, vs[0], PropConverges)
 		}
+		spans := false
+		for _, r := range wrong.World.Reached() {
+			spans = spans || r.Property == PropViewSpansTick
+		}
+		if !spans {
+			t.Fatalf("seed %d: the wrong fix fails without a view update spanning a broker tick", seed)
+		}
 		up, err := reg.Execute(scenario.RunSpec{Scenario: ID, Preset: "stale-gossip-slow-view", Variant: "fix-gossip-only", Seed: seed}, scenario.Options{Trace: true})
 		if err != nil {
 			t.Fatal(err)

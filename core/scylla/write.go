@@ -10,7 +10,7 @@ import (
 // Handle runs one step of one actor: a shard, the client or the gossip mesh.
 func (m *Model) Handle(w *sim.World, p *sim.Proc, ev *sim.Event) sim.Action {
 	m.now = w.Now()
-	m.bad, m.window, m.gossipWindow = respCheck{}, respCheck{}, ""
+	m.bad, m.window, m.gossipWindow, m.spanWindow = respCheck{}, respCheck{}, "", ""
 	switch p.ID {
 	case m.client:
 		return m.handleClient(w, ev)
@@ -275,6 +275,9 @@ func (m *Model) viewUpdateDone(w *sim.World, n, s int, bytes int64) sim.Action {
 	i := m.idx(n, s)
 	m.setSem(w, n, s, m.sem[i]-bytes)
 	m.updates[i]--
+	if m.afterResponse[n] == tickSinceResponse {
+		m.spanWindow = shardName(n, s) + "'s view update ended after " + nodeName(n) + "'s broker ticked since its last write response"
+	}
 	if m.cfg.split {
 		m.add(n, s)
 	}
@@ -302,6 +305,7 @@ func (m *Model) respond(w *sim.World, n, s int, x writeInfo, ok bool) int64 {
 // value must cover the applying shard's backlog now, or as of the node's
 // last refresh if that is less than one interval old.
 func (m *Model) responseBacklog(n, s int, x writeInfo) int64 {
+	m.afterResponse[n] = responseSinceTick
 	var v int64
 	if m.cfg.source == HandlingShard {
 		v = m.addFetch(n, s, true)

@@ -44,11 +44,26 @@
 //   - pending-alloc sends the saved request as its own message on enable
 //     (the review version carried it inside the enable message), without a
 //     recovery restart.
+//   - The relay struct is upstream's replica->relay: made once (zeroed)
+//     and reused by every connection of that replica; relay_start resets
+//     nothing the model keeps, so recv_vclock carries the previous
+//     connection's last ack into the next one (zeros for a fresh struct,
+//     and after the master restarts) until the first ack, except in
+//     merged, where relay_subscribe sets it to the replica's vclock.
+//   - The anonymous and oldVersion parameters are later upstream, not the
+//     seed's code: they follow the checks of 3bee3fe2b9 ("always send raft
+//     state to subscribers", committed August 2021, after the fix).
 //
-// Variants: drop (the bug: a push to a relay that is not enabled yet is
-// lost), pending (the v4 fix: a rotating pair of preallocated messages, at
-// most one in flight, the latest update kept and pushed on enable and on
-// return) and pending-alloc (the earlier review version: one message per
-// update). Like everything under core, the package performs no I/O and
-// draws every random value through the kernel's chooser.
+// Variants: drop (the bug, the code before 660f3323b9: a push to a relay
+// that is not enabled yet is lost), pending (the seed's v4 patch, never
+// merged as is: a rotating pair of preallocated messages, at most one in
+// flight, the latest update kept and pushed on enable and on return; a
+// restart flag keeps the first push after enabling from restarting the
+// recovery), pending-alloc (the earlier review version: one message per
+// update), merged (660f3323b9 as merged: the rotating pair without the
+// restart flag, and recv_vclock set to the replica's vclock on subscribe)
+// and merged-without-recv-vclock (a wrong fix: merged without that
+// initialisation, which rows-not-resent catches). Like everything under
+// core, the package performs no I/O and draws every random value through
+// the kernel's chooser.
 package tarantool

@@ -151,6 +151,9 @@ type Model struct {
 
 	Leaders  []termLeader // sorted by term
 	Conflict string       // one-leader-per-term broken: how
+	// resend describes a row this step sent to a replica that already had
+	// it (at or below its vclock at subscribe); "" after any other step.
+	resend string
 
 	// LinkSince[a*n+b] is when the pair last came back (heal, restart).
 	Nemesis nemesisState
