@@ -50,9 +50,14 @@
 //     connection's last ack into the next one (zeros for a fresh struct,
 //     and after the master restarts) until the first ack, except in
 //     merged, where relay_subscribe sets it to the replica's vclock.
-//   - The anonymous and oldVersion parameters are later upstream, not the
-//     seed's code: they follow the checks of 3bee3fe2b9 ("always send raft
-//     state to subscribers", committed August 2021, after the fix).
+//   - The oldVersion parameter and half of anonymous are later upstream,
+//     not the seed's code: 3bee3fe2b9 ("always send raft state to
+//     subscribers", committed August 2021, after the fix) added the
+//     version >= 2.6.0 checks and the anon check on the subscribe-time
+//     Raft row; only skipping relay_send_is_raft_enabled for an anonymous
+//     replica is seed-era. The model keeps the seed's raft_is_enabled
+//     condition on that row (3bee3fe2b9 sends it with Raft off too), so
+//     runs with these parameters mix the seed's code with its checks.
 //
 // Variants: drop (the bug, the code before 660f3323b9: a push to a relay
 // that is not enabled yet is lost), pending (the seed's v4 patch, never
