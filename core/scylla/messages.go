@@ -187,6 +187,9 @@ func secText(t sim.Time) string { return strconv.FormatFloat(t.Seconds(), 'f', 3
 
 // msText prints a delay in ms, or in µs below a millisecond.
 func msText(t sim.Time) string {
+	if t < 0 {
+		return "−" + msText(-t)
+	}
 	if t < sim.Millisecond {
 		return strconv.FormatInt(int64(t/sim.Microsecond), 10) + " µs"
 	}

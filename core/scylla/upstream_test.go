@@ -132,6 +132,15 @@ func TestClockSkewIgnoresTheRepublish(t *testing.T) {
 		if ahead := m.offset[0] - m.offset[1]; ahead < 700*sim.Millisecond {
 			t.Errorf("seed %d: fixed fails with n1 only %v ahead of n2: %s", seed, ahead, vs[0].Message)
 		}
+		shown := false
+		for _, g := range m.View(w).Groups {
+			for _, f := range g.Fields {
+				shown = shown || (g.ID == "n1" && f.Name == "system_clock offset" && f.Value == msText(m.offset[0]))
+			}
+		}
+		if !shown {
+			t.Errorf("seed %d: the state view does not show n1's clock offset %v", seed, m.offset[0])
+		}
 		tr, ignored := w.Trace(), false
 		for i := 0; i < tr.Len(); i++ {
 			ignored = ignored || strings.HasPrefix(tr.StepLabel(i), "ignore gossip of n2")
