@@ -96,8 +96,9 @@ type relay struct {
 	// the relay yet, in every variant: the window of seed 004.
 	Early int
 	// Subscribed is the replica's vclock at subscribe; Resent counts the
-	// rows sent again at or below it (a recovery restarted from an empty
-	// recv_vclock).
+	// rows sent again at or below it (a recovery restarted from a
+	// recv_vclock older than the replica: the previous connection's last
+	// ack, or zeros).
 	Subscribed Vclock
 	Resent     int
 

@@ -151,9 +151,10 @@ func BenchmarkSubscribeDuringElection(b *testing.B) {
 }
 
 // TestMergedRestartsFromTheReplicasVclock tells the merged fix from the
-// v4 patch: v4's recv_vclock is empty until the first ack, so a leader
-// message that restarts the recovery before it resends rows the replica
-// had at subscribe; as merged, recv_vclock starts at the replica's vclock
+// v4 patch: v4 leaves recv_vclock as the reused relay struct holds it
+// (the previous connection's last ack, or zeros) until the first ack, so
+// a leader message that restarts the recovery before it resends rows the
+// replica had at subscribe; as merged, recv_vclock starts at the replica's vclock
 // and no such row is ever sent again. Both keep followers-learn-leader.
 func TestMergedRestartsFromTheReplicasVclock(t *testing.T) {
 	reg := registry()
