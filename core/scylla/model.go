@@ -19,6 +19,12 @@ const (
 	// add() when it generates view updates and when they finish; responses
 	// carry fetch().
 	ApplyingShard
+	// OwnSlot is a wrong fix of #18542: the applying shard add()s as in
+	// the fix, but a response carries fetch_shard(this_shard_id()), the
+	// handling shard's own slot, instead of fetch()'s max with the cached
+	// node max: the assumption fd9c7d4d59's message calls false ("the
+	// backlog is modified on the same shard as where we later read it").
+	OwnSlot
 )
 
 // Rule is the view_update_backlog_broker's publish rule.

@@ -22,10 +22,10 @@
 // of RF; the view update of a write is as large as the write and always
 // remote.
 //
-// Each variant is an upstream commit (named in its help) except two kept
+// Each variant is an upstream commit (named in its help) except three kept
 // to show what a partial fix misses: fix-shard-only (upstream built the
-// shard fix on the gossip fix) and fix-gossip-responses-only (a wrong
-// gossip fix). Clocks: clockSkew gives each node a fixed offset, used for
+// shard fix on the gossip fix), and the wrong fixes fix-shard-own-slot
+// and fix-gossip-responses-only. Clocks: clockSkew gives each node a fixed offset, used for
 // the stamps on gossip (the publisher's system_clock) and on responses
 // (the coordinator's), as upstream does; the fixed broker republishes
 // once, and on_change ignores that republish when the coordinator's clock
@@ -44,8 +44,10 @@ const ID = "scylla-mv-backlog"
 
 // variants maps each variant to its switches. Each is a state of upstream's
 // code, named by commit in its help, except fix-shard-only (upstream built
-// the shard fix on top of the gossip fix) and fix-gossip-responses-only (a
-// wrong fix kept so that stale-gossip-slow-view has something to catch).
+// the shard fix on top of the gossip fix) and the two wrong fixes, one per
+// seed, that a property catches: fix-shard-own-slot (seed 000,
+// response-from-applying-shard) and fix-gossip-responses-only (seed 001,
+// coordinator-view-converges on stale-gossip-slow-view).
 var variants = []struct {
 	scenario.Variant
 	source Source
@@ -70,6 +72,9 @@ var variants = []struct {
 		Help: "a wrong fix, never upstream: f70f774e40's need_publishing flag on the seed code 4433d2e10e, without 2cafa573df and 272e80fe0a: " +
 			"only responses raise the flag, the broker's add_fetch refreshes shard 0's slot, a view update's end refreshes nothing. It passes " +
 			"stale-gossip and fails stale-gossip-slow-view, where the view update outlives a broker tick"}, HandlingShard, NeedPublishing, false},
+	{scenario.Variant{ID: "fix-shard-own-slot", Title: "shard fix reading the handling shard's slot (wrong fix)",
+		Help: "a wrong fix of #18542, never upstream: 96dff367f8 with responses carrying fetch_shard(this_shard_id()) instead of fetch(), " +
+			"so the shard that handled the RPC reports its own slot, not the node's max: the assumption fd9c7d4d59's message calls false"}, OwnSlot, NeedPublishing, true},
 	{scenario.Variant{ID: "always-gossip", Title: "gossip every second",
 		Help: "the broker before eedcee7f31 (September 2020, Fixes #5970), which gossiped every tick, on the seed's add_fetch code: also the " +
 			"alternative fix seed 001 proposes"}, HandlingShard, Always, false},

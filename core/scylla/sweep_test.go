@@ -28,7 +28,8 @@ type sweepCase struct {
 // no wrong shard) converge, and upstream's gossip fix (fix-gossip-only,
 // with the refresh when a view update ends) also the slow view write,
 // which the wrong fix that raises the flag on responses alone fails.
-// Clock skew defeats the fixed broker's single republish on some seeds.
+// The shard fix that reads the handling shard's own slot instead of the
+// node's max fails the wrong-shard presets. Clock skew defeats the fixed broker's single republish on some seeds.
 var sweepCases = []sweepCase{
 	{"wrong-shard-remote", "buggy", anyRate, mostly, 0},
 	{"wrong-shard-remote", "fixed", never, never, 0},
@@ -36,6 +37,7 @@ var sweepCases = []sweepCase{
 	{"wrong-shard-remote", "fix-gossip-only", anyRate, mostly, 0},
 	{"wrong-shard-remote", "fix-gossip-responses-only", anyRate, mostly, 0},
 	{"wrong-shard-remote", "always-gossip", anyRate, mostly, 0},
+	{"wrong-shard-remote", "fix-shard-own-slot", anyRate, mostly, 0},
 
 	{"wrong-shard-local", "buggy", anyRate, mostly, 0},
 	{"wrong-shard-local", "fixed", never, never, 0},
@@ -43,6 +45,7 @@ var sweepCases = []sweepCase{
 	{"wrong-shard-local", "fix-gossip-only", never, mostly, 0},
 	{"wrong-shard-local", "fix-gossip-responses-only", anyRate, mostly, 0},
 	{"wrong-shard-local", "always-gossip", anyRate, mostly, 0},
+	{"wrong-shard-local", "fix-shard-own-slot", never, mostly, 0},
 
 	{"stale-gossip", "buggy", mostly, never, 0},
 	{"stale-gossip", "fixed", never, never, 0},
@@ -50,6 +53,7 @@ var sweepCases = []sweepCase{
 	{"stale-gossip", "fix-gossip-only", never, never, 0},
 	{"stale-gossip", "fix-gossip-responses-only", never, never, 0},
 	{"stale-gossip", "always-gossip", never, never, 0},
+	{"stale-gossip", "fix-shard-own-slot", never, never, 0},
 
 	{"stale-gossip-slow-view", "buggy", anyRate, never, 0},
 	{"stale-gossip-slow-view", "fixed", never, never, 0},

@@ -18,6 +18,7 @@ func TestVariantsNameTheirCommit(t *testing.T) {
 		"fix-gossip-only":           {"e18aeb2486", "2cafa573df", "272e80fe0a"},
 		"fix-gossip-responses-only": {"never upstream", "f70f774e40"},
 		"always-gossip":             {"eedcee7f31"},
+		"fix-shard-own-slot":        {"never upstream", "96dff367f8", "fd9c7d4d59"},
 	}
 	for _, v := range Scenario().Variants {
 		want, ok := commits[v.ID]
@@ -105,6 +106,31 @@ func TestSlowViewWriteCatchesTheWrongGossipFix(t *testing.T) {
 		t.Fatalf("seed %d: fix-gossip-only never gossips 0.00 after the view update ends", seed)
 	}
 	t.Fatal("the wrong fix passed seeds 1-5 of stale-gossip-slow-view")
+}
+
+// TestShardFixReadsTheNodeMax: fetch() on the handling shard covers the
+// applying shard's add() through the node's max; the wrong fix's own-slot
+// read does not, unless a shard-aware driver lands the RPC on the
+// applying shard.
+func TestShardFixReadsTheNodeMax(t *testing.T) {
+	reg := scenario.NewRegistry(Scenario())
+	for _, c := range []struct {
+		variant    string
+		shardAware bool
+		violated   bool
+	}{{"fix-shard-own-slot", false, true}, {"fix-shard-own-slot", true, false}, {"fixed", false, false}} {
+		spec := scenario.RunSpec{Scenario: ID, Preset: "wrong-shard-local", Variant: c.variant, Seed: 1,
+			Params: map[string]any{pShardAware: c.shardAware}}
+		run, err := reg.Execute(spec, scenario.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		vs := run.World.Violations()
+		got := run.World.Violated(PropApplyingShard)
+		if got != c.violated || (got && !strings.Contains(vs[0].Message, "computed on handling shard")) {
+			t.Errorf("%s, shardAware %v: %s violated %v (%+v), want %v", c.variant, c.shardAware, PropApplyingShard, got, vs, c.violated)
+		}
+	}
 }
 
 // TestClockSkewIgnoresTheRepublish: offsets stay within ±clockSkew, and a

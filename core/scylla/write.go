@@ -258,7 +258,7 @@ func (m *Model) apply(w *sim.World, n, s int, x writeInfo) bool {
 			w.SetTimer(m.shardProc[i], d, tagOf(tagViewDone, x.Bytes))
 		}
 	}
-	if m.cfg.source == ApplyingShard {
+	if m.cfg.source != HandlingShard {
 		m.add(n, s) // update_view_update_backlog() after builder.close()
 	}
 	return ok
@@ -301,15 +301,19 @@ func (m *Model) respond(w *sim.World, n, s int, x writeInfo, ok bool) int64 {
 // update_view_update_backlog() then get_view_update_backlog(), that is
 // add() of its own semaphore then fetch(), from 272e80fe0a to
 // fd9c7d4d59 (the same value, and the same need_publishing flag since
-// f70f774e40); only fetch() after #19341. It also checks response-from-applying-shard: the
+// f70f774e40); only fetch() after #19341 (the wrong fix OwnSlot: the
+// handling shard's own slot). It also checks response-from-applying-shard: the
 // value must cover the applying shard's backlog now, or as of the node's
 // last refresh if that is less than one interval old.
 func (m *Model) responseBacklog(n, s int, x writeInfo) int64 {
 	m.afterResponse[n] = responseSinceTick
 	var v int64
-	if m.cfg.source == HandlingShard {
+	switch m.cfg.source {
+	case HandlingShard:
 		v = m.addFetch(n, s, true)
-	} else {
+	case OwnSlot:
+		v = m.slot[m.idx(n, s)]
+	default:
 		v = m.fetch(n, s)
 	}
 	a := m.idx(n, x.Applying)
