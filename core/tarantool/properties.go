@@ -25,7 +25,8 @@ var properties = sim.Props[*Model]{
 			ob, ok := m.learnObligation(w)
 			return ok, ob.since
 		},
-		func(w *sim.World, m *Model) string { return m.explainLearn(w) }),
+		func(w *sim.World, m *Model) string { return m.explainLearn(w) }).
+		About(func(w *sim.World, m *Model) []sim.NodeID { ob, ok := m.learnObligation(w); return ob.nodes(ok) }),
 	sim.Eventually(PropApplyRows,
 		"when writes stop, every follower subscribed to the leader over a working link reaches the leader's vclock within a few relay round trips",
 		func(m *Model) sim.Time { return m.cfg.applyDeadline() },
@@ -33,7 +34,8 @@ var properties = sim.Props[*Model]{
 			ob, ok := m.applyObligation(w)
 			return ok, ob.since
 		},
-		func(w *sim.World, m *Model) string { return m.explainApply(w) }),
+		func(w *sim.World, m *Model) string { return m.explainApply(w) }).
+		About(func(w *sim.World, m *Model) []sim.NodeID { ob, ok := m.applyObligation(w); return ob.nodes(ok) }),
 	sim.Sometimes(PropEarlyPush,
 		"a Raft update is pushed to a relay whose thread has not enabled Raft yet: the window of seed 004, in every variant",
 		func(_ *sim.World, m *Model) bool { return m.earlyPush() >= 0 },
@@ -79,6 +81,14 @@ func (m *Model) twoLeaders() string {
 type obligation struct {
 	l, f  int
 	since sim.Time
+}
+
+// nodes are the leader and the follower of an outstanding obligation.
+func (ob obligation) nodes(outstanding bool) []sim.NodeID {
+	if !outstanding {
+		return nil
+	}
+	return []sim.NodeID{sim.NodeID(ob.l), sim.NodeID(ob.f)}
 }
 
 // subscribedTo reports whether follower f is subscribed to an up leader
