@@ -6,7 +6,8 @@ import { $, h, clear } from "./dom.js";
 import { readHash } from "./share.js";
 import { S, RT, FIRST_SCENARIO } from "./state.js";
 import { makeViews } from "./views.js";
-import { openLink } from "./link.js";
+import { initGuide } from "./guide.js";
+import { openLink, followLinks } from "./link.js";
 import { fail, renderCatalog, selectScenario, readSpec } from "./form.js";
 import { runSpec } from "./run.js";
 import { toggleLane } from "./lanes.js";
@@ -18,6 +19,7 @@ import { wire } from "./controls.js";
 
 async function boot() {
   makeViews();
+  initGuide();
   wire();
   const hs = readHash();
   const picked = await pickEngine(hs.engine);
@@ -25,6 +27,8 @@ async function boot() {
   S.serverUp = picked.serverUp;
   S.distributed = picked.distributed;
   $("#engine").value = S.engine.name;
+  $("#enginemenu").value = S.engine.name;
+  $("#enginemenu").querySelector('option[value="server"]').disabled = !S.serverUp;
   showDistributed();
   $("#engine").querySelector('option[value="server"]').disabled = !S.serverUp;
   try {
@@ -40,12 +44,7 @@ async function boot() {
   renderCatalog();
   let restored = false;
   if (hs.run) restored = await openLink(hs);
-  // A link pasted into an open tab (or the back button) loads too; the
-  // page's own address updates use replaceState, which fires no event.
-  window.addEventListener("hashchange", () => {
-    const next = readHash();
-    if (next.run) openLink(next);
-  });
+  followLinks();
   if (!restored) {
     const first = S.scenarios.find((s) => s.id === FIRST_SCENARIO) || S.scenarios[0];
     selectScenario(first.id);

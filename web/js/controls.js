@@ -8,9 +8,11 @@ import { runSpec } from "./run.js";
 import { fitAll } from "./windowing.js";
 import { folded, applyLanes } from "./lanes.js";
 import { seek, stepBy, jump } from "./cursor.js";
-import { clearSlice } from "./slice.js";
+import { showSlice, clearSlice } from "./slice.js";
 import { play, stop } from "./playback.js";
-import { compare } from "./comparing.js";
+import { compare, renderCompareWith } from "./comparing.js";
+import { renderStale } from "./onestate.js";
+import { swipeToStep, pinchToZoom } from "./touch.js";
 import { startSearch } from "./search.js";
 import { showDistributed, switchEngine } from "./engineswitch.js";
 import { openHelp, closeHelp, trapFocus } from "./help.js";
@@ -21,6 +23,9 @@ export function wire() {
     runSpec(readSpec()).catch(() => {});
   });
   $("#preset").addEventListener("change", () => renderParams());
+  $("#runform").addEventListener("input", renderStale);
+  $("#runform").addEventListener("change", renderStale);
+  $("#variants").addEventListener("change", renderCompareWith);
   $("#compare").addEventListener("click", compare);
   $("#first").addEventListener("click", () => seek(0));
   $("#last").addEventListener("click", () => seek(S.total - 1));
@@ -36,6 +41,7 @@ export function wire() {
   $("#nextmsg").addEventListener("click", () => jump("message"));
   $("#nextlock").addEventListener("click", () => jump("lock"));
   $("#nextviol").addEventListener("click", () => jump("violation"));
+  $("#slicebtn").addEventListener("click", () => showSlice(S.step));
   $("#scrub").addEventListener("input", (e) => seek(Number(e.target.value)));
   $("#zoomin").addEventListener("click", () => diagram.zoomBy(1.5));
   $("#zoomout").addEventListener("click", () => diagram.zoomBy(1 / 1.5));
@@ -50,6 +56,10 @@ export function wire() {
   $("#searchcancel").addEventListener("click", () => S.search && S.search.cancel());
   $("#share").addEventListener("click", share);
   $("#engine").addEventListener("change", (e) => switchEngine(e.target.value));
+  $("#enginemenu").addEventListener("change", (e) => switchEngine(e.target.value));
+  swipeToStep($("#inspector"));
+  swipeToStep($(".posrow"));
+  pinchToZoom($("#diagram"));
   $("#strategy").addEventListener("change", showDistributed);
   $("#helpbtn").addEventListener("click", openHelp);
   $("#helpclose").addEventListener("click", closeHelp);
@@ -76,6 +86,7 @@ function onKey(e) {
     m: () => jump("message"),
     l: () => jump("lock"),
     v: () => jump("violation"),
+    s: () => showSlice(S.step),
     "+": () => diagram.zoomBy(1.5),
     "=": () => diagram.zoomBy(1.5),
     "-": () => diagram.zoomBy(1 / 1.5),

@@ -13,12 +13,22 @@ export function showDistributed() {
   $("#distributed").disabled = $("#strategy").value === "dfs";
 }
 
-export async function switchEngine(name) {
+// switchEngine moves the core to the named engine and, unless told not
+// to (a link about to open its own run), runs the loaded spec there.
+export async function switchEngine(name, { rerun = true } = {}) {
   if (name === S.engine.name) return;
+  if (name === "server" && !S.serverUp) {
+    toast("The server engine is not available here; the core stays in this tab.");
+    $("#engine").value = S.engine.name;
+    $("#enginemenu").value = S.engine.name;
+    return;
+  }
   stop();
   S.engine = name === "server" ? new ServerEngine("") : new WasmEngine("");
+  $("#engine").value = S.engine.name;
+  $("#enginemenu").value = S.engine.name;
   showDistributed();
-  if (S.run) {
+  if (S.run && rerun) {
     try {
       await runSpec(S.run.spec, { step: S.step });
     } catch (_) {

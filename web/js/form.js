@@ -5,6 +5,8 @@ import { $, h, clear } from "./dom.js";
 import { S } from "./state.js";
 import { unloadRun, runSpec } from "./run.js";
 import { renderSearchTarget } from "./search.js";
+import { renderCompareWith } from "./comparing.js";
+import { renderStale } from "./onestate.js";
 
 export function fail(msg) {
   const e = $("#formerror");
@@ -50,6 +52,18 @@ export function selectScenario(id, spec) {
   renderParams(spec && spec.params);
   clearErrors();
   renderSearchTarget();
+  renderCompareWith();
+  renderStale();
+  renderBugStory(sc);
+}
+
+// renderBugStory puts the selected bug's summary next to the verdict,
+// with its story's links (issue, fix, code) one click away.
+function renderBugStory(sc) {
+  const links = sc.links || [];
+  clear($("#bugstory"), h("summary", null, h("b", null, "The bug: "), sc.summary || sc.title, links.length ? ` · issue and fix links (${links.length})` : ""),
+    h("ul", null, links.map((l) => h("li", null, h("a", { href: l.url, target: "_blank", rel: "noopener" }, l.title)))));
+  $("#bugstory").hidden = false;
 }
 
 export function setVariant(v) {

@@ -118,7 +118,7 @@ export function renderProps(st) {
         h("div.verdict", null, verdict, span),
         h("div.explain.muted", null, p.help),
         viols.map((v) => h("button", { type: "button", class: S.slice && S.slice.step === v.step ? "active" : null, dataset: { step: v.step },
-          onclick: () => showSlice(v.step), title: "Select this step and dim everything outside its causal past" },
+          onclick: () => showSlice(v.step), title: "Highlight what this violation is about and dim the rest" },
         `step ${v.step + 1} · ${fmtMs(v.time)}: ${v.message}`)));
     });
     clear($("#props"), list.length ? list : h("li.muted", null, "This scenario declares no properties."));

@@ -300,15 +300,23 @@ export class Painter {
         const f = `${st.fontWeight || "400"} ${st.fontSize || 11}px system-ui, "DejaVu Sans", Arial, sans-serif`;
         if (f !== font) ctx.font = font = f;
         const w = ctx.measureText(s.text).width;
-        const x0 = st.anchor === "middle" ? x - w / 2 : st.anchor === "end" ? x - w : x;
+        let x0 = st.anchor === "middle" ? x - w / 2 : st.anchor === "end" ? x - w : x;
+        // A label of the plot that would run off its left or right edge
+        // is moved inside, so it reads whole ("roker: gossip…" was cut).
+        if (this.list && s.x >= this.layoutPX()) {
+          const lo = this.plotX() + 2;
+          const hi = this.w - 2;
+          if (x0 + w > hi && x0 < hi) x0 = Math.max(lo, hi - w);
+          if (x0 < lo && x0 + w > lo) x0 = lo;
+        }
         if (packs && x0 < end + 4) continue;
         if (packs) rowEnd.set(row, x0 + w);
         flush();
         ctx.globalAlpha = a;
-        ctx.textAlign = st.anchor === "middle" ? "center" : st.anchor === "end" ? "right" : "left";
+        ctx.textAlign = "left";
         ctx.textBaseline = "alphabetic";
         ctx.fillStyle = st.fill || "#1d2330";
-        ctx.fillText(s.text, x, this.mapY(s.y));
+        ctx.fillText(s.text, x0, this.mapY(s.y));
         cur = null;
         continue;
       }

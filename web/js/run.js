@@ -3,16 +3,20 @@
 import { $, h, clear, fmtInt } from "./dom.js";
 import { S, RT, DIAGRAM_WINDOW } from "./state.js";
 import { diagram, charts, overview, stepTable } from "./views.js";
-import { clearErrors, showError } from "./form.js";
+import { clearErrors, showError, variantTitle } from "./form.js";
 import { windowAround, fitHeight } from "./windowing.js";
 import { seek } from "./cursor.js";
 import { forgetShownState } from "./states.js";
 import { resetInspector, renderProps } from "./inspector.js";
-import { showSlice } from "./slice.js";
+import { showSlice, renderSliceBar } from "./slice.js";
 import { stop } from "./playback.js";
 import { resetWhatIf } from "./whatif.js";
 import { renderForks } from "./forks.js";
 import { renderSearchTarget } from "./search.js";
+import { renderStale } from "./onestate.js";
+
+// Below this diagram width (css px) a run opens fitted whole.
+const NARROW_PX = 600;
 
 // unloadRun empties every view of the loaded run, so no panel shows a run
 // of another scenario than the form's.
@@ -23,6 +27,7 @@ export function unloadRun() {
   S.steps = [];
   S.state = null;
   S.slice = null;
+  renderSliceBar();
   S.compare = null;
   RT.loaded = null;
   diagram.setList(null);
@@ -39,6 +44,7 @@ export function unloadRun() {
   $("#comparepanel").hidden = true;
   renderVerdict();
   renderSearchTarget();
+  renderStale();
   stepTable.set(null);
   resetInspector();
   resetWhatIf();
@@ -85,10 +91,11 @@ export async function load(summary, opts = {}) {
   S.total = summary.steps;
   S.steps = [];
   S.slice = null;
+  renderSliceBar();
   $("#empty").hidden = S.total > 0;
   if (S.total === 0) $("#empty").textContent = "The run has no steps.";
   const sc = S.scenario;
-  $("#runtitle").textContent = `${sc.title} · ${summary.spec.variant} · seed ${summary.spec.seed}${summary.spec.schedule ? " · custom schedule" : ""}`;
+  $("#runtitle").textContent = `${sc.title} · ${variantTitle(summary.spec.variant)} · seed ${summary.spec.seed}${summary.spec.schedule ? " · custom schedule" : ""}`;
   $("#scrub").max = String(Math.max(0, S.total - 1));
   S.diagramWindow = Math.min(S.total, DIAGRAM_WINDOW);
   let step = opts.step;
@@ -105,6 +112,9 @@ export async function load(summary, opts = {}) {
   S.steps = steps.steps;
   const legend = diagram.setList(layout);
   fitHeight();
+  // A phone shows the whole window at once: at the readable zoom its
+  // plot holds a few dozen steps, and later violations fall off the edge.
+  if ($("#diagramwrap").clientWidth < NARROW_PX) diagram.fit();
   overview.set(layout && layout.overview, summary.violations.map((v) => v.step));
   renderLegend(legend);
   const t2 = performance.now();
@@ -119,7 +129,8 @@ export async function load(summary, opts = {}) {
   renderForks();
   RT.phases = { fetch: t1 - t0, diagram: t2 - t1, charts: t3 - t2, panels: performance.now() - t3 };
   await seek(step, { center: true });
-  if (opts.slice !== null && opts.slice !== undefined && opts.slice !== "") await showSlice(Number(opts.slice));
+  if (opts.slice !== null && opts.slice !== undefined && opts.slice !== "") await showSlice(Number(opts.slice), S.step);
+  renderStale();
   RT.loaded = summary.id;
   RT.loadMs = performance.now() - t0;
 }
@@ -163,7 +174,7 @@ function renderVerdict() {
   const v = vs[0];
   const more = new Set(vs.map((x) => x.property)).size - 1;
   clear(el, h("span", { "aria-hidden": "true" }, "✖ "),
-    h("button.linkish", { type: "button", title: "Select this step and dim everything outside its causal past", onclick: () => showSlice(v.step) }, `${v.property} at step ${v.step + 1}`),
+    h("button.linkish", { type: "button", title: "Highlight what this violation is about and dim the rest", onclick: () => showSlice(v.step) }, `${v.property} at step ${v.step + 1}`),
     `: ${v.message}`, more > 0 ? ` (and ${more} more propert${more > 1 ? "ies" : "y"})` : "");
   el.title = v.message;
 }

@@ -43,6 +43,17 @@ export function renderSearchTarget() {
   }
 }
 
+// verdictWords is a search's verdict naming the properties it is about
+// ("verified: no schedule violates it" says not which "it" is).
+function verdictWords(res) {
+  const names = (S.scenario.properties || []).filter((p) => p.kind !== "sometimes").map((p) => p.name);
+  const them = res.property || (names.length === 1 ? names[0] : names.length ? `any of ${names.join(", ")}` : "");
+  if (!them) return res.verdict;
+  if (res.verdict === "verified: no schedule violates it") return `Verified: no schedule violates ${them}`;
+  if (res.verdict === "no violation within budget") return `No violation of ${them} within the budget`;
+  return `${res.verdict} (${them})`;
+}
+
 // eta says how long a search has left, from its progress so far.
 function eta(frac, secs) {
   if (!(frac > 0.02) || frac >= 1) return "";
@@ -102,7 +113,7 @@ export async function startSearch(e) {
   S.search = job;
   try {
     const res = await job.promise;
-    bar.style.width = "100%";
+    if (!res.cancelled) bar.style.width = "100%";
     const found = !!res.found;
     const cx = res.counterexample;
     RT.lastSearch = res;
@@ -120,7 +131,7 @@ export async function startSearch(e) {
         $("#searchstatus").textContent = found + " It could not be loaded: " + err.message;
       }
     } else {
-      $("#searchstatus").textContent = res.cancelled ? `Cancelled after ${stats || "a moment"}.` : res.error ? `Search stopped: ${res.error}` : res.timedOut ? `Stopped at its time budget: ${res.verdict} (${stats}).` : `${res.verdict} (${stats}).`;
+      $("#searchstatus").textContent = res.cancelled ? `Cancelled after ${stats || "a moment"}.` : res.error ? `Search stopped: ${res.error}` : res.timedOut ? `Stopped at its time budget: ${verdictWords(res)} (${stats}).` : `${verdictWords(res)} (${stats}).`;
     }
   } catch (err) {
     $("#searchstatus").textContent = err.message.includes("cancel") ? "Cancelled." : "Search failed: " + err.message;

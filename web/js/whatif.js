@@ -73,7 +73,7 @@ function fmtNum(v) {
 function domainForm(step, c, ci) {
   const d = c.domain;
   const id = `dom${c.choice}`;
-  const input = h("input", { id, type: "number", min: d.min, max: d.max, step: d.step, value: d.picked, inputmode: "decimal" });
+  const input = h("input", { id, type: "number", min: fmtNum(d.min), max: fmtNum(d.max), step: fmtNum(d.step), value: fmtNum(d.picked), inputmode: "decimal" });
   const msg = h("span.msg", { hidden: true, role: "alert" });
   const go = (v) => {
     const k = Math.round((v - d.min) / d.step);
