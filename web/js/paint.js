@@ -111,6 +111,14 @@ export class Painter {
     return "show";
   }
 
+  /** shownY reports whether a display-list y lies on a lane not hidden. */
+  shownY(y) {
+    const ls = this.lanes;
+    if (!ls) return true;
+    const s = ls.find((x) => y >= x.y && y < x.y + x.h);
+    return !s || s.mode !== "hide";
+  }
+
   /** unmapY is mapY's inverse on shown lanes (for hit tests). */
   unmapY(ny) {
     const ls = this.lanes;
