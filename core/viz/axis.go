@@ -161,11 +161,26 @@ func (g *diagram) chooseAxis(axis string) error {
 		if g.t1 <= g.t0 {
 			g.t1 = g.t0 + 1
 		}
-		pad := (g.t1 - g.t0) * 0.01
-		g.t0 -= pad
-		g.t1 += pad
 	}
 	return nil
+}
+
+// maxTimePadPx bounds the empty time drawn before the first step and after
+// the last: 1% of the plot, but no more than this many pixels (a long
+// window is laid out 100,000 px wide, where 1% showed a second of time
+// before the run began).
+const maxTimePadPx = 12
+
+// padTime widens the time domain a little either side of the window's
+// steps, once the plot's width is known, so that no glyph sits on the
+// plot's edge.
+func (g *diagram) padTime() {
+	if !g.timeAxis {
+		return
+	}
+	pad := (g.t1 - g.t0) * min(0.01, maxTimePadPx/(g.right-g.left))
+	g.t0 -= pad
+	g.t1 += pad
 }
 
 func (g *diagram) axis(grid bool) {
@@ -194,6 +209,9 @@ func (g *diagram) axis(grid bool) {
 	xs := make([]float64, 0, len(ticks))
 	vs := make([]float64, 0, len(ticks))
 	for _, v := range ticks {
+		if g.timeAxis && v < 0 && g.tr.Step(g.from).Time >= 0 {
+			continue // the pad before a run's start is no time of the run
+		}
 		var x float64
 		if g.timeAxis {
 			x = g.xOfTime(v)

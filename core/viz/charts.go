@@ -70,6 +70,7 @@ func Charts(tl *timeline.Timeline, opt ChartOptions) (*Display, error) {
 		g.right = g.left + 100
 		w = g.right + marginRight
 	}
+	g.padTime()
 	ph := float64(chartPanelDef)
 	if opt.Height > 0 && len(panels) > 0 {
 		avail := opt.Height - axisHeight - float64(len(panels))*(chartTitleH+chartGap)

@@ -103,6 +103,7 @@ func (g *diagram) geometry(opt Options) {
 		y += g.laneH
 	}
 	g.bottom = y
+	g.padTime()
 	h := g.bottom + axisHeight + legendH
 	g.d = &Display{Kind: "diagram", Width: w, Height: h, From: g.from, To: g.to,
 		Plot: Box{X: g.left, Y: g.top, W: g.right - g.left, H: g.bottom - g.top}, Styles: diagramStyles()}

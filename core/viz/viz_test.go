@@ -745,3 +745,33 @@ func TestUntimedChartsDropIdleDurations(t *testing.T) {
 		t.Logf("%s: %d ms series, %d ms charts", c.preset, msSeries, msTitles)
 	}
 }
+
+// A window laid out very wide (as the page lays out a long run's window)
+// draws no time before the run's start: at most a few pixels of pad and
+// no negative tick (issue 32 saw -0.5 s to 0.7 s, 40 % of it before time
+// zero).
+func TestWideLayoutHasNoNegativeTime(t *testing.T) {
+	tl, err := timeline.Record(catalog.New(), scenario.RunSpec{Scenario: "dining-philosophers", Preset: "table", Variant: "buggy", Seed: 1}, timeline.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []float64{1200, viz.MaxSize} {
+		d, err := viz.Layout(tl, viz.Options{Width: w})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.X.Axis != "time" {
+			t.Fatalf("axis %q", d.X.Axis)
+		}
+		lo, hi := d.X.Domain[0], d.X.Domain[1]
+		first := tl.Trace().Step(0).Time.Millis()
+		if padPx := (first - lo) * d.Plot.W / (hi - lo); padPx > 12.01 || padPx <= 0 {
+			t.Errorf("width %v: %.1f px of time before the first step", w, padPx)
+		}
+		for _, s := range d.Shapes {
+			if s.Class == "tick-label" && (strings.HasPrefix(s.Text, "-") || strings.HasPrefix(s.Text, "−")) {
+				t.Errorf("width %v: negative tick %q", w, s.Text)
+			}
+		}
+	}
+}
