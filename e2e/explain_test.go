@@ -1,7 +1,10 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -272,4 +275,38 @@ func overviewMap(t *testing.T, p *page) {
 	want := eval[int](p, fmt.Sprintf(`__rt.overview.stepAt(%f)`, x*r.W))
 	p.wait("the clicked step", fmt.Sprintf(`__rt.S.step === %d`, want), 30*time.Second)
 	p.wait("the clicked step in view", fmt.Sprintf(`(() => { const v = __rt.diagram.visibleSteps(); return !!v && v[0] <= %d && v[1] >= %d; })()`, want, want), 30*time.Second)
+
+	// At "fit" the axis labels neither overlap nor skip unevenly: the
+	// ones painted are evenly spaced values.
+	p.click("#zoomfit")
+	p.wait("the whole run laid out", fmt.Sprintf(`__rt.S.win.from === 0 && __rt.S.win.to === %d`, total), 60*time.Second)
+	var labels []struct {
+		Text string
+		X, W float64
+	}
+	labelsJS := `(() => { const P = CanvasRenderingContext2D.prototype, orig = P.fillText, out = [];
+		const ticks = new Set(__rt.diagram.p.list.shapes.filter((s) => s.c === "tick-label").map((s) => s.text));
+		P.fillText = function (s, x, y) { if (ticks.has(s) && this.canvas !== document.querySelector("#charts")) out.push({Text: s, X: x, W: this.measureText(s).width}); return orig.apply(this, arguments); };
+		try { __rt.diagram.p.invalidate(); __rt.diagram.draw(); } finally { P.fillText = orig; }
+		return out.sort((a, b) => a.X - b.X); })()`
+	b, _ := json.Marshal(eval[any](p, labelsJS))
+	json.Unmarshal(b, &labels)
+	if len(labels) < 3 {
+		t.Fatalf("at fit %d axis labels are painted", len(labels))
+	}
+	var gaps []float64
+	for i := 1; i < len(labels); i++ {
+		if labels[i].X < labels[i-1].X+labels[i-1].W {
+			t.Errorf("at fit the axis labels %q and %q overlap", labels[i-1].Text, labels[i].Text)
+		}
+		a, _ := strconv.ParseFloat(labels[i-1].Text, 64)
+		c, _ := strconv.ParseFloat(labels[i].Text, 64)
+		gaps = append(gaps, c-a)
+	}
+	for _, g := range gaps[1:] {
+		if math.Abs(g-gaps[0]) > 1e-9 {
+			t.Errorf("at fit the axis labels are unevenly spaced: %v", labels)
+			break
+		}
+	}
 }
