@@ -41,6 +41,7 @@ func explainSuite(t *testing.T, p *page, base, engine string) {
 	t.Run("side-panels-in-reach", func(t *testing.T) { p.t = t; sidePanelsInReach(t, p) })
 	t.Run("share-slice-step", func(t *testing.T) { p.t = t; shareSliceStep(t, p, base, engine) })
 	t.Run("export-names", func(t *testing.T) { p.t = t; exportNames(t, p) })
+	t.Run("lane-filter-cursor", func(t *testing.T) { p.t = t; laneFilterCursor(t, p) })
 	t.Run("overview-map", func(t *testing.T) { p.t = t; overviewMap(t, p) })
 	p.t = t
 	if errs := p.consoleErrors(); len(errs) > 0 {
@@ -309,4 +310,44 @@ func overviewMap(t *testing.T, p *page) {
 			break
 		}
 	}
+}
+
+// laneFilterCursor: with the lane filter on, the cursor's ring is on the
+// cursor's own lane, or not drawn when that lane is hidden.
+func laneFilterCursor(t *testing.T, p *page) {
+	loadSpec(p, scenario.RunSpec{Scenario: "tarantool-raft-relay", Preset: "subscribe-during-election", Variant: "drop", Seed: 1})
+	step := eval[int](p, `__rt.S.steps.findIndex((s) => s.procName.startsWith("i2"))`)
+	eval[any](p, fmt.Sprintf(`__rt.seek(%d)`, step))
+	p.wait("the step", fmt.Sprintf(`__rt.S.step === %d`, step), 10*time.Second)
+	ring := `(() => { const d = __rt.diagram, P = CanvasRenderingContext2D.prototype, orig = P.arc, ys = [];
+		P.arc = function (x, y, r) { if (r === 8) ys.push(y); return orig.apply(this, arguments); };
+		try { d.draw(); } finally { P.arc = orig; }
+		const c = d.p.glyph.get(__rt.S.step), ln = d.p.list.lanes.find((l) => c.y >= l.y && c.y < l.y + l.h);
+		return {Rings: ys, Top: d.p.mapY(ln.y) + d.p.ty, Bottom: d.p.mapY(ln.y + ln.h) + d.p.ty, Label: ln.label}; })()`
+	type rings struct {
+		Rings       []float64
+		Top, Bottom float64
+		Label       string
+	}
+	get := func() rings {
+		var r rings
+		b, _ := json.Marshal(eval[any](p, ring))
+		json.Unmarshal(b, &r)
+		return r
+	}
+	filter := func(q string) {
+		eval[any](p, fmt.Sprintf(`(() => { const f = document.querySelector("#lanefilter"); f.value = %q; f.dispatchEvent(new Event("input")); })()`, q))
+	}
+	for _, q := range []string{"i1", "i2"} {
+		filter(q)
+		r := get()
+		shown := strings.Contains(strings.ToLower(r.Label), q)
+		switch {
+		case shown && (len(r.Rings) != 1 || r.Rings[0] < r.Top || r.Rings[0] > r.Bottom):
+			t.Errorf("filter %q: the cursor's lane %q spans y %.0f-%.0f, the ring is at %v", q, r.Label, r.Top, r.Bottom, r.Rings)
+		case !shown && len(r.Rings) != 0:
+			t.Errorf("filter %q hides the cursor's lane %q, yet a ring is drawn at %v", q, r.Label, r.Rings)
+		}
+	}
+	filter("")
 }
