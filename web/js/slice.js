@@ -48,7 +48,7 @@ export function renderSliceBar() {
     const who = sl.about && sl.about.length ? sl.about.join(" and ") : "the nodes it concerns";
     text.push(h("b", null, `Highlighted: why ${sl.property} failed at step ${sl.step + 1}. `),
       `Its obligation began at step ${sl.start + 1} (highlighted with the steps that led to it); `,
-      `the ${fmtInt((sl.chances || []).length)} steps of ${who} after it could have met it and did not: ${sl.message}`);
+      `the ${fmtInt((sl.chances || []).length)} steps of ${who} after it could have met it and did not: ${sl.message.replace(/[.\s]*$/, ".")}`);
   } else {
     text.push(h("b", null, `Highlighted: the causal slice of step ${sl.step + 1}`),
       `: the ${fmtInt(n)} steps that could have influenced it (its happens-before past, with the ways into waits still open).`);
