@@ -122,7 +122,9 @@ function readParams() {
 export function readSpec(variant) {
   const preset = currentPreset();
   const seedRaw = $("#seed").value.trim();
-  const seed = /^\d+$/.test(seedRaw) ? Number(seedRaw) : seedRaw;
+  // A whole number the page holds exactly goes as a number; anything else
+  // as typed, for the session to refuse with the rest of the form.
+  const seed = /^\d+$/.test(seedRaw) && Number.isSafeInteger(Number(seedRaw)) ? Number(seedRaw) : seedRaw;
   return {
     scenario: S.scenario.id,
     preset: preset.id,
@@ -138,25 +140,66 @@ export function clearErrors() {
   for (const m of document.querySelectorAll(".field .msg")) m.hidden = true;
 }
 
+// showError shows every rejected field of a submission at once, each
+// next to its control in the form's words (the control's label, the
+// range the form accepts, the text as typed), and lists them above the
+// form when there are several or one has no control.
 export function showError(err) {
-  // open names a spec's field inside its argument (spec.params.meals); a
-  // search request's fields are the form's own (params.meals).
-  const field = (err.field || "").replace(/^spec\./, "");
-  let target = null;
-  if (field.startsWith("params.")) target = $(`#params [data-param="${CSS.escape(field.slice(7).replace(/\[\d+\]$/, ""))}"]`);
-  else if (field === "seed") target = $("#seed").closest(".field");
-  else if (field === "preset") target = $("#preset").closest(".field");
-  if (target) {
-    target.classList.add("invalid");
-    let m = target.querySelector(".msg");
-    if (!m) target.append((m = h("span.msg")));
-    m.textContent = err.message.replace(/^[\w.\[\]]+: /, "");
-    m.hidden = false;
-    $("#paramsbox").open = $("#paramsbox").open || field.startsWith("params.");
-    target.querySelector("input, select")?.focus();
-  } else {
-    fail(err.message);
+  const issues = err.errors && err.errors.length ? err.errors : [{ field: err.field, message: err.message }];
+  const lines = [];
+  let first = null;
+  for (const is of issues) {
+    const f = formField(is.field || "");
+    const words = f ? f.words(is.message.replace(/^[\w.\[\]]+: /, "")) : is.message;
+    if (f) {
+      f.el.classList.add("invalid");
+      let m = f.el.querySelector(".msg");
+      if (!m) f.el.append((m = h("span.msg")));
+      m.textContent = words;
+      m.hidden = false;
+      if (f.param) $("#paramsbox").open = true;
+      first = first || f.el;
+    }
+    lines.push(f ? `${f.label}: ${words}` : is.message);
   }
+  if (!first || issues.length > 1) fail(issues.length > 1 ? `${issues.length} problems: ${lines.join(" · ")}` : lines[0]);
+  first?.querySelector("input, select")?.focus();
+}
+
+// MAX_SEED is the largest seed: the largest integer a page holds exactly.
+const MAX_SEED = Number.MAX_SAFE_INTEGER;
+
+// formField finds the control an error's field names (a run's spec, or a
+// search request: "spec.params.meals", "params.meals[2]", "seed",
+// "budget.runs"), with its label and the form's words for the error.
+function formField(field) {
+  field = field.replace(/^spec\./, "");
+  const typed = (sel) => `“${$(sel).value.trim()}”`;
+  if (field.startsWith("params.")) {
+    const name = field.slice(7).replace(/\[\d+\]$/, "");
+    const p = S.scenario && S.scenario.params.find((x) => x.name === name);
+    const el = $(`#params [data-param="${CSS.escape(name)}"]`);
+    if (!p || !el) return null;
+    const range = p.min !== undefined && p.max !== undefined ? `${p.min}–${p.max}${p.unit ? " " + p.unit : ""}` : "";
+    return { el, param: true, label: name + (p.unit ? ` (${p.unit})` : ""),
+      words: (msg) => (range && !msg.includes(String(p.max)) ? `${msg} (the form accepts ${range})` : msg) };
+  }
+  if (field === "seed") {
+    return { el: $("#seed").closest(".field"), label: "Seed",
+      words: () => `a whole number from 0 to ${MAX_SEED.toLocaleString("en-US")}; got ${typed("#seed")}` };
+  }
+  if (field === "budget" || field.startsWith("budget.")) {
+    const unit = field === "budget.states" ? "states" : field === "budget.seconds" ? "seconds" : "runs";
+    return { el: $("#budget").closest(".field"), label: `Budget (${unit})`,
+      words: (msg) => {
+        const max = /outside \[[^,]+, ([\d.]+)\]/.exec(msg);
+        if (max) return `a whole number from 1 to ${Number(max[1]).toLocaleString("en-US")}; got ${typed("#budget")}`;
+        return msg || `a whole number of ${unit}, at least 1; got ${typed("#budget")}`;
+      } };
+  }
+  if (field === "preset") return { el: $("#preset").closest(".field"), label: "Preset", words: (msg) => msg };
+  if (field === "strategy") return { el: $("#strategy").closest(".field"), label: "Strategy", words: (msg) => msg };
+  return null;
 }
 
 export function variantTitle(id) {

@@ -2,7 +2,7 @@
 // that violates a property, and loads what it finds.
 import { $, h, clear, fmtInt } from "./dom.js";
 import { S, RT } from "./state.js";
-import { selectScenario, readSpec, showError, variantTitle } from "./form.js";
+import { selectScenario, readSpec, showError, clearErrors, variantTitle } from "./form.js";
 import { runSpec } from "./run.js";
 
 // The search follows the loaded run: it searches that run's scenario,
@@ -68,7 +68,12 @@ export async function startSearch(e) {
   if (!spec) return;
   statusKey = targetKey(spec);
   const strategy = $("#strategy").value;
-  const n = Number($("#budget").value) || 1000;
+  const n = Number($("#budget").value.trim());
+  if (!Number.isSafeInteger(n) || n < 1) {
+    clearErrors();
+    showError({ field: strategy === "bfs" || strategy === "dfs" ? "budget.states" : "budget.runs", message: "" });
+    return;
+  }
   const req = {
     scenario: spec.scenario,
     preset: spec.preset,
@@ -135,7 +140,7 @@ export async function startSearch(e) {
     }
   } catch (err) {
     $("#searchstatus").textContent = err.message.includes("cancel") ? "Cancelled." : "Search failed: " + err.message;
-    if (err.field) showError(err);
+    if (err.field || (err.errors && err.errors.length)) showError(err);
   } finally {
     S.search = null;
     $("#searchgo").disabled = false;
