@@ -373,6 +373,10 @@ func searchCancels(t *testing.T, p *page) {
 	if got := eval[string](p, `document.querySelector("#searchstatus").textContent`); !strings.HasPrefix(got, "Cancelled") {
 		t.Errorf("after cancel the status reads %q", got)
 	}
+	// The bar stays where the search stopped (issue 32 saw it jump to 100 %).
+	if w := eval[string](p, `document.querySelector("#searchprogress .bar").style.width`); w == "100%" {
+		t.Errorf("after cancel the progress bar is at %s", w)
+	}
 	// The status belongs to its target: another bug clears it.
 	selectScenario(p, "scylla-mv-backlog")
 	if got := eval[string](p, `document.querySelector("#searchstatus").textContent`); got != "" {

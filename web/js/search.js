@@ -54,9 +54,11 @@ function verdictWords(res) {
   return `${res.verdict} (${them})`;
 }
 
-// eta says how long a search has left, from its progress so far.
+// eta says how long a search has left, from its progress so far: once
+// 2 % is done, or after two seconds (a search in the tab may take a
+// minute to reach 2 %).
 function eta(frac, secs) {
-  if (!(frac > 0.02) || frac >= 1) return "";
+  if (!(frac > 0.02 || (frac > 0 && secs >= 2)) || frac >= 1) return "";
   const left = (secs * (1 - frac)) / frac;
   return left < 1 ? " · under a second left" : left < 90 ? ` · about ${Math.round(left)} s left` : ` · about ${Math.round(left / 60)} min left`;
 }
@@ -98,7 +100,8 @@ export async function startSearch(e) {
   const t0 = performance.now();
   const job = S.engine.search(req, (p) => {
     const h0 = performance.now();
-    const frac = Math.min(1, (p.runs || p.states) / p.budget);
+    // The budget counts states for bfs and dfs (a dfs reports runs too).
+    const frac = Math.min(1, ((strategy === "bfs" || strategy === "dfs" ? p.states : p.runs) || 0) / p.budget);
     $("#searchprogress").classList.toggle("rerun", !!p.rerun); // before the width: the rerun's bar starts over without sliding back
     bar.style.width = (100 * frac).toFixed(1) + "%";
     const secs = (performance.now() - t0) / 1000; // the session's reports carry no time
