@@ -85,3 +85,24 @@ func TestSliceOfAnEventuallyViolationHoldsTheObligation(t *testing.T) {
 		t.Fatal("SliceAt(len) did not fail")
 	}
 }
+
+// ScyllaDB's coordinator-view-converges slice is about the coordinator,
+// the replica it misjudges and the gossip mesh.
+func TestSliceOfScyllaConvergenceNamesItsNodes(t *testing.T) {
+	tl := record(t, scenario.RunSpec{Scenario: "scylla-mv-backlog", Preset: "stale-gossip", Variant: "buggy", Seed: 1}, 0)
+	for _, v := range tl.Violations() {
+		if v.Property != "coordinator-view-converges" {
+			continue
+		}
+		sl, err := tl.SliceAt(v.Step)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sl.Start < 0 || len(sl.About) < 2 || len(sl.Chances) == 0 {
+			t.Fatalf("slice %+v", sl)
+		}
+		t.Logf("violation at %d: obligation from %d, about %v, %d chances", v.Step, sl.Start, sl.About, len(sl.Chances))
+		return
+	}
+	t.Fatal("no coordinator-view-converges violation in the stale-gossip run")
+}
