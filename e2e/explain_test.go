@@ -42,6 +42,7 @@ func explainSuite(t *testing.T, p *page, base, engine string) {
 	t.Run("share-slice-step", func(t *testing.T) { p.t = t; shareSliceStep(t, p, base, engine) })
 	t.Run("export-names", func(t *testing.T) { p.t = t; exportNames(t, p) })
 	t.Run("lane-filter-cursor", func(t *testing.T) { p.t = t; laneFilterCursor(t, p) })
+	t.Run("labels-inside", func(t *testing.T) { p.t = t; labelsInside(t, p) })
 	t.Run("overview-map", func(t *testing.T) { p.t = t; overviewMap(t, p) })
 	p.t = t
 	if errs := p.consoleErrors(); len(errs) > 0 {
@@ -350,4 +351,23 @@ func laneFilterCursor(t *testing.T, p *page) {
 		}
 	}
 	filter("")
+}
+
+// labelsInside: no label of the plot is cut by its left or right edge
+// (issue 32 saw "roker: gossip…", "✖ coordinator-view-…", "Cl"), at the
+// opening zoom and at fit.
+func labelsInside(t *testing.T, p *page) {
+	loadSpec(p, scenario.RunSpec{Scenario: "scylla-mv-backlog", Preset: "wrong-shard-remote", Variant: "buggy", Seed: 1})
+	cut := `(() => { const d = __rt.diagram, pt = d.p, P = CanvasRenderingContext2D.prototype, orig = P.fillText, out = [];
+		const lo = pt.plotX(), hi = pt.w;
+		P.fillText = function (s, x, y) { if (this.textAlign === "left") { const w = this.measureText(s).width; if ((x < lo - 0.5 && x + w > lo + 0.5) || (x < hi - 0.5 && x + w > hi + 0.5)) out.push(s); } return orig.apply(this, arguments); };
+		try { pt.invalidate(); d.draw(); } finally { P.fillText = orig; }
+		return out; })()`
+	if got := eval[[]string](p, cut); len(got) > 0 {
+		t.Errorf("labels cut at the plot's edges: %q", got)
+	}
+	p.click("#zoomfit")
+	if got := eval[[]string](p, cut); len(got) > 0 {
+		t.Errorf("at fit, labels cut at the plot's edges: %q", got)
+	}
 }

@@ -135,6 +135,8 @@ export async function startSearch(e) {
       try {
         await runSpec(spec2);
         $("#searchstatus").textContent = found + " Loaded in the debugger.";
+        // On a phone the debugger is far above this panel: go to it.
+        if (matchMedia("(max-width: 760px)").matches) $("#verdict").scrollIntoView({ block: "start" });
       } catch (err) {
         $("#searchstatus").textContent = found + " It could not be loaded: " + err.message;
       }
