@@ -43,6 +43,7 @@ func explainSuite(t *testing.T, p *page, base, engine string) {
 	t.Run("export-names", func(t *testing.T) { p.t = t; exportNames(t, p) })
 	t.Run("lane-filter-cursor", func(t *testing.T) { p.t = t; laneFilterCursor(t, p) })
 	t.Run("labels-inside", func(t *testing.T) { p.t = t; labelsInside(t, p) })
+	t.Run("verdict-names-property", func(t *testing.T) { p.t = t; verdictNamesProperty(t, p) })
 	t.Run("overview-map", func(t *testing.T) { p.t = t; overviewMap(t, p) })
 	p.t = t
 	if errs := p.consoleErrors(); len(errs) > 0 {
@@ -370,4 +371,18 @@ func labelsInside(t *testing.T, p *page) {
 	if got := eval[[]string](p, cut); len(got) > 0 {
 		t.Errorf("at fit, labels cut at the plot's edges: %q", got)
 	}
+}
+
+// verdictNamesProperty: a search that finds nothing says of which
+// properties ("verified: no schedule violates it" named none).
+func verdictNamesProperty(t *testing.T, p *page) {
+	loadSpec(p, scenario.RunSpec{Scenario: "dining-philosophers", Preset: "lock-level", Variant: "fixed", Seed: 1})
+	eval[any](p, `__rt.lastSearch = null; document.querySelector("#strategy").value = "bfs"; document.querySelector("#budget").value = "20000"`)
+	p.click("#searchgo")
+	p.wait("the search result", `__rt.lastSearch && __rt.S.search === null`, 120*time.Second)
+	status := eval[string](p, `document.querySelector("#searchstatus").textContent`)
+	if strings.Contains(status, "violates it") || !strings.Contains(status, "no-deadlock") {
+		t.Errorf("the search of the fixed variant ends with %q", status)
+	}
+	t.Logf("verdict: %s", status)
 }
