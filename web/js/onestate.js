@@ -28,7 +28,7 @@ function presetTitle(id) {
 
 // formChanges lists, in the form's words, what the form says that the
 // drawn run does not.
-export function formChanges() {
+function formChanges() {
   if (!S.run || !S.scenario || S.run.spec.scenario !== S.scenario.id) return [];
   const f = readSpec();
   const r = S.run.spec;
