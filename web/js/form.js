@@ -69,6 +69,7 @@ function renderBugStory(sc) {
 export function setVariant(v) {
   const r = document.querySelector(`#variants input[value="${CSS.escape(v)}"]`);
   if (r) r.checked = true;
+  renderCompareWith();
 }
 
 function currentPreset() {
