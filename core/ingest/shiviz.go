@@ -157,11 +157,11 @@ func shivizExecution(body []byte, lineBase int32, label string, parser *regexp.R
 	var events []shivizEvent
 	var clocks []pending
 	line, counted := lineBase+1, 0
-	for _, m := range parser.FindAllSubmatchIndex(body, -1) {
+	err := newGlobalMatcher(parser).each(body, func(m []int) error {
 		line += int32(bytes.Count(body[counted:m[0]], []byte("\n")))
 		counted = m[0]
 		if m[0] == m[1] {
-			return nil, fail(line, "parser", "the parser matches the empty string")
+			return fail(line, "parser", "the parser matches the empty string")
 		}
 		group := func(g int) []byte {
 			if m[2*g] < 0 {
@@ -178,12 +178,12 @@ func shivizExecution(body []byte, lineBase int32, label string, parser *regexp.R
 		}
 		cn, cv, err := parseClock(group(ci))
 		if err != nil {
-			return nil, fail(line, "clock", "%v", err)
+			return fail(line, "clock", "%v", err)
 		}
 		ev := shivizEvent{host: id, line: line, text: string(group(ei))}
 		own := slices.Index(cn, host)
 		if own < 0 {
-			return nil, fail(line, "clock", "the local host %q is missing from its own clock", host)
+			return fail(line, "clock", "the local host %q is missing from its own clock", host)
 		}
 		ev.own = cv[own]
 		for g, name := range names {
@@ -193,6 +193,10 @@ func shivizExecution(body []byte, lineBase int32, label string, parser *regexp.R
 		}
 		events = append(events, ev)
 		clocks = append(clocks, pending{cn, cv})
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(events) == 0 {
 		return nil, fail(lineBase+1, "parser", "the parser matches no event in execution %q", label)
