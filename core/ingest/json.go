@@ -47,6 +47,7 @@ type jsonRun struct {
 	Spans []struct {
 		Kind  string `json:"kind"`
 		Mutex int32  `json:"mutex"`
+		Cond  int32  `json:"cond"`
 		Start int    `json:"start"`
 	} `json:"spans"`
 	Violations []struct {
@@ -122,15 +123,33 @@ func JSON(data []byte, opt Options) (*Log, error) {
 			mutexIDs[name] = int32(i)
 		}
 	}
-	// A condition variable's mutex is the one its waits release: the
-	// export's cond spans say which.
-	condMutex := map[int]int32{}
-	for _, sp := range r.Spans {
-		if sp.Kind == "cond" {
-			condMutex[sp.Start] = sp.Mutex
-		}
-	}
+	// The export names a step's condition variable; its waits' spans give
+	// its number and its mutex (the one a wait releases). A condition
+	// variable that is only signalled takes a free number.
 	condIDs := map[string]int32{}
+	for k, sp := range r.Spans {
+		if sp.Kind != "cond" {
+			continue
+		}
+		field := fmt.Sprintf("spans[%d]", k)
+		switch {
+		case sp.Start < 0 || sp.Start >= len(r.Steps) || r.Steps[sp.Start].Kind != sim.StepWait.String():
+			return nil, fail(field+".start", "step %d is not a wait", sp.Start)
+		case sp.Cond < 0 || int(sp.Cond) >= len(r.Steps):
+			return nil, fail(field+".cond", "condition variable %d does not exist", sp.Cond)
+		case sp.Mutex < 0 || int(sp.Mutex) >= len(x.Mutexes):
+			return nil, fail(field+".mutex", "mutex %d does not exist", sp.Mutex)
+		}
+		name := r.Steps[sp.Start].Object
+		if id, ok := condIDs[name]; ok && id != sp.Cond {
+			return nil, fail(field+".cond", "condition variable %q is numbered %d and %d", name, id, sp.Cond)
+		}
+		condIDs[name] = sp.Cond
+		for len(x.Conds) <= int(sp.Cond) {
+			x.Conds = append(x.Conds, sim.Cond{ID: sim.CondID(len(x.Conds)), L: sim.None})
+		}
+		x.Conds[sp.Cond].Name, x.Conds[sp.Cond].L = name, sim.MutexID(sp.Mutex)
+	}
 	b := newBuilder(x, len(r.Steps))
 	for i, st := range r.Steps {
 		field := func(f string) string { return fmt.Sprintf("steps[%d].%s", i, f) }
@@ -166,12 +185,9 @@ func JSON(data []byte, opt Options) (*Log, error) {
 		case sim.StepWait, sim.StepSignal:
 			c, ok := condIDs[st.Object]
 			if !ok {
-				c = int32(len(x.Conds))
+				c = freeCond(x)
 				condIDs[st.Object] = c
-				x.Conds = append(x.Conds, sim.Cond{ID: sim.CondID(c), Name: st.Object, L: sim.None})
-			}
-			if m, ok := condMutex[i]; ok {
-				x.Conds[c].L = sim.MutexID(m)
+				x.Conds[c].Name = st.Object
 			}
 			s.Obj = c
 		}
@@ -213,4 +229,16 @@ func JSON(data []byte, opt Options) (*Log, error) {
 		x.Violations = append(x.Violations, sim.Violation{Property: v.Property, Step: v.Step, Time: sim.FromMillis(v.Time), Message: v.Message})
 	}
 	return &Log{Format: FormatJSON, Executions: []*Execution{x}}, nil
+}
+
+// freeCond returns an unnamed condition variable's number, adding one if
+// every number is taken.
+func freeCond(x *Execution) int32 {
+	for i := range x.Conds {
+		if x.Conds[i].Name == "" {
+			return int32(i)
+		}
+	}
+	x.Conds = append(x.Conds, sim.Cond{ID: sim.CondID(len(x.Conds)), L: sim.None})
+	return int32(len(x.Conds) - 1)
 }

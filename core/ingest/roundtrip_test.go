@@ -104,11 +104,12 @@ func TestJSONExportImportsBack(t *testing.T) {
 				if a.Obj != b.Obj {
 					t.Fatalf("%s: step %d mutex %d, run's %d", name, i, a.Obj, b.Obj)
 				}
-			case sim.StepWait, sim.StepSignal:
-				// Condition variables are numbered by first use (the
-				// export names them); a wait knows its mutex.
-				c, d := x.Conds[a.Obj], tl.Conds()[b.Obj]
-				if c.Name != d.Name || b.Kind == sim.StepWait && c.L != d.L {
+			case sim.StepWait:
+				if c, d := x.Conds[a.Obj], tl.Conds()[b.Obj]; a.Obj != b.Obj || c.Name != d.Name || c.L != d.L {
+					t.Fatalf("%s: step %d condition %+v, run's %+v", name, i, c, d)
+				}
+			case sim.StepSignal:
+				if c, d := x.Conds[a.Obj], tl.Conds()[b.Obj]; c.Name != d.Name {
 					t.Fatalf("%s: step %d condition %+v, run's %+v", name, i, c, d)
 				}
 			}
