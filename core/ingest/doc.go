@@ -15,8 +15,16 @@
 // clock, does no I/O and is the same natively and in wasm. A log that is
 // not a valid execution (a clock that goes backwards, a receive before its
 // send, an unknown message id, bad JSON) is refused with an *Error naming
-// the line and the field, and nothing of it is returned. Memory is bounded
-// before parsing: Estimate says what an import of n bytes may take, and an
-// import over Options.MaxBytes fails with a *TooLargeError carrying the
-// bytes it needs.
+// the line and the field, and nothing of it is returned.
+//
+// Memory is bounded before it is taken: Estimate says what an import of n
+// bytes takes with events of a typical size (what a server reserves and
+// passes as Options.MaxBytes), Need what it takes for a given number of
+// events and processes. An import checks the input's size before
+// parsing, each event before reading it and the vector clocks once the
+// processes are counted, and fails with a *TooLargeError carrying the
+// bytes the whole log needs when it would go over Options.MaxBytes.
+//
+// Execution.Timeline makes an imported execution a timeline.Timeline, so
+// that it is laid out, stepped through, sliced and exported like a run.
 package ingest

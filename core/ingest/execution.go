@@ -144,32 +144,65 @@ func (o Options) maxBytes() int64 {
 	return DefaultMaxBytes
 }
 
-// Bytes an import keeps per input byte, at most: every event costs a
-// step record, a line number, a label and clock entries, and an event
-// takes at least a few bytes of input (a ShiViz event is at least
-// "\nh {\"h\":1}", an NDJSON one at least {"node":"n","kind":"local"}).
-// The vector clocks, whose size depends on how many processes the log
-// has, are checked separately once the events are counted (clockBytes).
-const bytesPerInputByte = 24
+// What an import and its timeline (Execution.Timeline) take, garbage
+// included: per input byte (copies and decoding buffers) and per event
+// (its step record, line, label, fields and index entries, twice over:
+// the execution's and the timeline's), plus two vector clock entries per
+// event and process. TestNeedCoversWhatImportsTake measures them.
+var (
+	bytesPerInput = map[Format]int64{FormatShiViz: 6, FormatNDJSON: 4, FormatJSON: 8}
+	bytesPerEvent = map[Format]int64{FormatShiViz: 1400, FormatNDJSON: 2200, FormatJSON: 1400}
+	// typicalEventBytes is the input an event takes in a typical log
+	// (Estimate's guess at the number of events).
+	typicalEventBytes = map[Format]int64{FormatShiViz: 64, FormatNDJSON: 64, FormatJSON: 200}
+)
 
-// Estimate is the memory an import of n input bytes may take, before the
-// vector clocks (a server reserves this before parsing).
-func Estimate(n int) int64 { return int64(n) * bytesPerInputByte }
+// Need is the memory an import of inputBytes holding events events over
+// procs processes takes, with its timeline.
+func Need(format Format, inputBytes, events, procs int) int64 {
+	return int64(inputBytes)*bytesPerInput[format] + int64(events)*(bytesPerEvent[format]+8*int64(procs))
+}
 
+// Estimate is the memory an import of n input bytes in the given format
+// takes when its events are of a typical size, before the vector clocks:
+// what a server reserves before parsing and passes as Options.MaxBytes.
+// A log of denser events, or of many processes, is refused with a
+// *TooLargeError saying what it needs once its events are counted, before
+// their records are made.
+func Estimate(format Format, n int) int64 {
+	return Need(format, n, int(int64(n)/typicalEventBytes[format]), 0)
+}
+
+func tooLarge(need int64, opt Options, what string, args ...any) error {
+	return &TooLargeError{NeedBytes: need, MaxBytes: opt.maxBytes(), What: fmt.Sprintf(what, args...)}
+}
+
+// checkSize bounds what reading the input takes.
 func checkSize(format Format, n int, opt Options) error {
-	if need := Estimate(n); need > opt.maxBytes() {
-		return &TooLargeError{NeedBytes: need, MaxBytes: opt.maxBytes(), What: fmt.Sprintf("a %s log of %d bytes", format, n)}
+	if need := Need(format, n, 0, 0); need > opt.maxBytes() {
+		return tooLarge(need, opt, "a %s log of %d bytes", format, n)
 	}
 	return nil
 }
 
-// checkClocks bounds the vector clocks of events steps over procs
-// processes, with what the input estimate already covers.
+// checkEvents bounds what the events found so far take, before the next
+// one is read; at is how far into the input the reading is, to say what
+// the whole log would need.
+func checkEvents(format Format, n, events, at int, opt Options) error {
+	if need := Need(format, n, events, 0); need > opt.maxBytes() {
+		if at > 0 && at < n {
+			need = Need(format, n, int(int64(events)*int64(n)/int64(at)), 0)
+		}
+		return tooLarge(need, opt, "a %s log of %d bytes with events this dense", format, n)
+	}
+	return nil
+}
+
+// checkClocks bounds the whole import once its events and processes
+// are counted.
 func checkClocks(format Format, n, events, procs int, opt Options) error {
-	need := Estimate(n) + int64(events)*int64(procs)*4
-	if need > opt.maxBytes() {
-		return &TooLargeError{NeedBytes: need, MaxBytes: opt.maxBytes(),
-			What: fmt.Sprintf("%d events over %d processes (their vector clocks)", events, procs)}
+	if need := Need(format, n, events, procs); need > opt.maxBytes() {
+		return tooLarge(need, opt, "%d events over %d processes", events, procs)
 	}
 	return nil
 }

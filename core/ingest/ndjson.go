@@ -68,23 +68,37 @@ func NDJSON(data []byte, opt Options) (*Log, error) {
 	mutexIDs := map[[2]string]int32{}
 	var events []ndjsonEvent
 	timed := -1 // 1: lines carry t, 0: they do not, -1: not known yet
-	lineNo := 0
-	for rest := data; len(rest) > 0; {
-		var raw []byte
-		raw, rest, _ = bytes.Cut(rest, []byte("\n"))
-		lineNo++
-		raw = bytes.TrimSpace(raw)
-		if len(raw) == 0 {
-			continue
+	// One decoder reads the whole input (a decoder per line costs more
+	// than the events); the offsets it reports check that each event is
+	// one line and give the line numbers.
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	lineNo, end := 1, 0
+	for {
+		start, newline := end, false
+		for start < len(data) && (data[start] == ' ' || data[start] == '\t' || data[start] == '\r' || data[start] == '\n') {
+			if data[start] == '\n' {
+				lineNo++
+				newline = true
+			}
+			start++
+		}
+		if start == len(data) {
+			break
+		}
+		if end > 0 && !newline {
+			return nil, fail(lineNo, "", "more than one JSON value on the line")
+		}
+		if err := checkEvents(FormatNDJSON, len(data), len(events)+1, start, opt); err != nil {
+			return nil, err
 		}
 		var l ndjsonLine
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
 		if err := dec.Decode(&l); err != nil {
 			return nil, fail(lineNo, jsonErrorField(err), "not a trace event: %v", err)
 		}
-		if dec.More() {
-			return nil, fail(lineNo, "", "more than one JSON value on the line")
+		end = int(dec.InputOffset())
+		if bytes.IndexByte(data[start:end], '\n') >= 0 {
+			return nil, fail(lineNo, "", "an event spans several lines: write one JSON object per line")
 		}
 		for _, f := range []struct{ name, v string }{{"node", l.Node}, {"thread", l.Thread}, {"to", l.To}, {"obj", l.Obj}} {
 			if len(f.v) > MaxNameBytes {

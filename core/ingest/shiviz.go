@@ -120,13 +120,14 @@ func ShiViz(data []byte, opt Options) (*Log, error) {
 	}
 	ends = append(ends, len(text))
 	log := &Log{Format: FormatShiViz}
+	seen := 0 // events in the executions read so far
 	for k, c := range chunks {
 		body := text[c.off:ends[k]]
 		if len(bytes.TrimSpace(body)) == 0 {
 			continue
 		}
 		line := lineBase + int32(bytes.Count(text[:c.off], []byte("\n")))
-		x, err := shivizExecution(body, line, c.label, parser, len(data), opt)
+		x, err := shivizExecution(body, start+c.off, line, c.label, parser, len(data), &seen, opt)
 		if err != nil {
 			return nil, err
 		}
@@ -138,9 +139,9 @@ func ShiViz(data []byte, opt Options) (*Log, error) {
 	return log, nil
 }
 
-// shivizExecution parses one execution's text; lineBase is the number
-// of lines before it in the input.
-func shivizExecution(body []byte, lineBase int32, label string, parser *regexp.Regexp, inputBytes int, opt Options) (*Execution, error) {
+// shivizExecution parses one execution's text, which starts at byte
+// offset of the input after lineBase lines; seen counts the events read.
+func shivizExecution(body []byte, offset int, lineBase int32, label string, parser *regexp.Regexp, inputBytes int, seen *int, opt Options) (*Execution, error) {
 	hi, ci, ei := parser.SubexpIndex("host"), parser.SubexpIndex("clock"), parser.SubexpIndex("event")
 	names := parser.SubexpNames()
 	fail := func(line int32, field, msg string, args ...any) error {
@@ -162,6 +163,10 @@ func shivizExecution(body []byte, lineBase int32, label string, parser *regexp.R
 		counted = m[0]
 		if m[0] == m[1] {
 			return fail(line, "parser", "the parser matches the empty string")
+		}
+		*seen++
+		if err := checkEvents(FormatShiViz, inputBytes, *seen, offset+m[1], opt); err != nil {
+			return err
 		}
 		group := func(g int) []byte {
 			if m[2*g] < 0 {

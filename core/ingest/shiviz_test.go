@@ -2,6 +2,7 @@ package ingest_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -182,18 +183,25 @@ func TestImportBoundsMemoryFirst(t *testing.T) {
 	log := []byte(groupedByHost)
 	_, err := ingest.ShiViz(log, ingest.Options{MaxBytes: 100})
 	var tl *ingest.TooLargeError
-	if !errors.As(err, &tl) || !errors.Is(err, ingest.ErrTooLarge) || tl.NeedBytes != ingest.Estimate(len(log)) || tl.MaxBytes != 100 {
-		t.Fatalf("got %v, want a TooLargeError needing Estimate(%d) bytes", err, len(log))
+	if !errors.As(err, &tl) || !errors.Is(err, ingest.ErrTooLarge) || tl.NeedBytes != ingest.Need(ingest.FormatShiViz, len(log), 0, 0) || tl.MaxBytes != 100 {
+		t.Fatalf("got %v, want the input refused before parsing", err)
 	}
-	// Enough for the text, not for the clocks of many hosts.
+	// Room for the input and two events: refused at the third, needing
+	// what the whole log's events would take at that density.
+	room := ingest.Need(ingest.FormatShiViz, len(log), 2, 0)
+	_, err = ingest.ShiViz(log, ingest.Options{MaxBytes: room})
+	if !errors.As(err, &tl) || tl.NeedBytes < ingest.Need(ingest.FormatShiViz, len(log), 6, 0) {
+		t.Fatalf("got %v, want the events refused with what 6 events need", err)
+	}
+	// Room for the events, not for the clocks of many hosts.
 	var b strings.Builder
 	for h := range 200 {
-		b.WriteString("e\nh" + strings.Repeat("x", h%3) + string(rune('A'+h%26)) + string(rune('a'+h/26)) + " {\"h" +
-			strings.Repeat("x", h%3) + string(rune('A'+h%26)) + string(rune('a'+h/26)) + "\":1}\n")
+		name := fmt.Sprintf("h%d", h)
+		b.WriteString("e\n" + name + " {\"" + name + "\":1}\n")
 	}
 	big := []byte(b.String())
-	_, err = ingest.ShiViz(big, ingest.Options{MaxBytes: ingest.Estimate(len(big)) + 1000})
-	if !errors.As(err, &tl) || !strings.Contains(tl.Error(), "200 events over 200 processes") {
+	_, err = ingest.ShiViz(big, ingest.Options{MaxBytes: ingest.Need(ingest.FormatShiViz, len(big), 200, 0) + 1000})
+	if !errors.As(err, &tl) || !strings.Contains(tl.Error(), "200 events over 200 processes") || tl.NeedBytes != ingest.Need(ingest.FormatShiViz, len(big), 200, 200) {
 		t.Fatalf("got %v, want the clocks refused", err)
 	}
 }
