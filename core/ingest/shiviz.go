@@ -48,8 +48,8 @@ type clockEntry struct {
 // delimiter on the second, then the log) brings its own expressions, and
 // any other text is read with DefaultShiVizParser. The text is trimmed,
 // split into executions where the delimiter matches (its "trace" group,
-// when it has one, labels the execution that follows it; otherwise
-// executions are labelled by position), and the parser is applied to
+// when it has one, labels the execution that follows it; otherwise the
+// executions that hold text are numbered from 1), and the parser is applied to
 // each execution globally and multiline; each match is one event, with
 // the host, the JSON vector clock, the event text, and every other named
 // group as a field. Each host's events are ordered by its own clock
@@ -98,24 +98,25 @@ func ShiViz(data []byte, opt Options) (*Log, error) {
 	}
 	chunks := []chunk{{off: 0}}
 	var ends []int
+	numbered := false // no trace group: executions are numbered from 1
 	if delim != nil {
 		trace := delim.SubexpIndex("trace")
-		ms := delim.FindAllSubmatchIndex(text, -1)
-		chunks[0].label = "1"
-		if trace >= 0 {
-			chunks[0].label = ""
-		}
-		for k, m := range ms {
+		numbered = trace < 0
+		err := newGlobalMatcher(delim).each(text, func(m []int) error {
 			if m[0] == m[1] {
-				return nil, &Error{Format: FormatShiViz, Line: int(lineBase) + 1 + bytes.Count(text[:m[0]], []byte("\n")),
+				return &Error{Format: FormatShiViz, Line: int(lineBase) + 1 + bytes.Count(text[:m[0]], []byte("\n")),
 					Field: "delimiter", Msg: "the delimiter matches the empty string"}
 			}
 			ends = append(ends, m[0])
-			label := strconv.Itoa(k + 2)
+			var label string
 			if trace >= 0 && m[2*trace] >= 0 {
 				label = string(text[m[2*trace]:m[2*trace+1]])
 			}
 			chunks = append(chunks, chunk{label: label, off: m[1]})
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 	ends = append(ends, len(text))
@@ -127,6 +128,9 @@ func ShiViz(data []byte, opt Options) (*Log, error) {
 			continue
 		}
 		line := lineBase + int32(bytes.Count(text[:c.off], []byte("\n")))
+		if numbered {
+			c.label = strconv.Itoa(len(log.Executions) + 1)
+		}
 		x, err := shivizExecution(body, start+c.off, line, c.label, parser, len(data), &seen, opt)
 		if err != nil {
 			return nil, err

@@ -106,6 +106,11 @@ func TestShiVizExecutionsSplitByDelimiter(t *testing.T) {
 	if l.Executions[1].Lines[0] != 8 {
 		t.Fatalf("the second execution's event is on line %d, want 8", l.Executions[1].Lines[0])
 	}
+	// Without a trace group, the executions that hold text are numbered.
+	l = mustShiViz(t, twoExecutions, ingest.Options{Delimiter: `^=== .* ===$`})
+	if len(l.Executions) != 2 || l.Executions[0].Label != "1" || l.Executions[1].Label != "2" {
+		t.Fatalf("labels %q %q, want 1 and 2", l.Executions[0].Label, l.Executions[1].Label)
+	}
 }
 
 // A file in ShiViz's upload layout: expression, delimiter line, log. The
@@ -155,6 +160,7 @@ func TestShiVizRefuses(t *testing.T) {
 		{"no events", "nothing here\n", "", "", 1, "parser", "matches no event"},
 		{"huge parser", ok, strings.Repeat("a", ingest.MaxRegexBytes+1), "", 0, "parser", "more than"},
 		{"bad delimiter", ok, "", "(", 0, "delimiter", "invalid"},
+		{"empty delimiter match", ok, "", "z*", 1, "delimiter", "empty string"},
 		{"bad json", "a x\na {\"a\":1,}\n", "", "", 1, "clock", "host name"},
 		{"not a number", "a x\na {\"a\":\"1\"}\n", "", "", 1, "clock", "not a clock value"},
 		{"own host missing", "a x\na {\"b\":1}\n", "", "", 1, "clock", "missing from its own clock"},
