@@ -24,9 +24,13 @@ func ExampleNDJSON() {
 	for _, e := range tl.WaitCycles(tl.Len() - 1) {
 		fmt.Printf("%s waits for %s, held by %s\n", x.Procs[e.Waiter].Name, x.Mutexes[e.Mutex].Name, x.Procs[e.Holder].Name)
 	}
+	for _, v := range tl.Violations() {
+		fmt.Printf("step %d: %s: %s\n", v.Step, v.Property, v.Message)
+	}
 	// Output:
 	// unsubscribe waits for streamMu, held by poller
 	// poller waits for mu, held by unsubscribe
+	// step 3: no-deadlock: poller holds streamMu, waits for mu; unsubscribe holds mu, waits for streamMu
 }
 
 // A ShiViz log in ShiViz's default format: the receive on the server is

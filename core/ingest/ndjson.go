@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/racetrack-sim/racetrack/core/sim"
 )
@@ -229,6 +230,10 @@ func buildNDJSON(x *Execution, events []ndjsonEvent, procIDs map[[2]string]int32
 	heldSince := make([]int32, len(x.Mutexes)) // the line it was taken
 	released := make([]int32, len(x.Mutexes))  // the step that last released it +1
 	down := make([]int32, len(x.Nodes))        // the line the node crashed at, or 0
+	waitingOn := make([]int32, len(x.Procs))   // the mutex a lane blocked on, or -1
+	for p := range waitingOn {
+		waitingOn[p] = -1
+	}
 	var after []int32
 	for i := range events {
 		ev := &events[i]
@@ -280,6 +285,7 @@ func buildNDJSON(x *Execution, events []ndjsonEvent, procIDs map[[2]string]int32
 					x.Procs[h-1].Name, heldSince[ev.obj])
 			}
 			holder[ev.obj], heldSince[ev.obj] = ev.proc+1, ev.line
+			waitingOn[ev.proc] = -1
 			s.Kind = sim.StepLock
 			if r := released[ev.obj] - 1; r >= 0 && x.Steps[r].Proc != s.Proc {
 				s.Parent = r
@@ -287,6 +293,7 @@ func buildNDJSON(x *Execution, events []ndjsonEvent, procIDs map[[2]string]int32
 			}
 		case KindBlock:
 			s.Kind = sim.StepBlock
+			waitingOn[ev.proc] = ev.obj
 		case KindUnlock:
 			if holder[ev.obj] != ev.proc+1 {
 				who := "nobody"
@@ -314,8 +321,44 @@ func buildNDJSON(x *Execution, events []ndjsonEvent, procIDs map[[2]string]int32
 			}
 		}
 		b.add(s, label, after, ev.line, ev.fields)
+		if ev.kind == KindBlock {
+			if cycle := waitCycle(x, ev.proc, holder, waitingOn); cycle != "" {
+				x.Violations = append(x.Violations, sim.Violation{Property: sim.NoDeadlockName, Step: int(step), Time: s.Time, Message: cycle})
+			}
+		}
 	}
 	return nil
+}
+
+// waitCycle follows the waits from p (each lane waits for a mutex whose
+// holder waits in turn) and describes the cycle back to p, or returns "".
+// The log proves the deadlock: a holder logs its unlock before releasing
+// and a waiter its lock after acquiring, so while the log says a lane
+// holds a mutex and another waits for it, both are so.
+func waitCycle(x *Execution, p int32, holder, waitingOn []int32) string {
+	var chain []int32
+	for q := p; len(chain) < len(x.Procs); {
+		m := waitingOn[q]
+		if m < 0 || holder[m] == 0 {
+			return ""
+		}
+		chain = append(chain, q)
+		if q = holder[m] - 1; q == p {
+			break
+		}
+	}
+	if len(chain) == len(x.Procs) && holder[waitingOn[chain[len(chain)-1]]]-1 != p {
+		return ""
+	}
+	var b strings.Builder
+	for i, q := range chain {
+		prev := chain[(i+len(chain)-1)%len(chain)]
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(x.Procs[q].Name + " holds " + x.Mutexes[waitingOn[prev]].Name + ", waits for " + x.Mutexes[waitingOn[q]].Name)
+	}
+	return b.String()
 }
 
 // messageID reads a message id: a non-empty JSON string or an integer.

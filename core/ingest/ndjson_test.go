@@ -36,6 +36,10 @@ func TestNDJSONDeadlockShowsTheCycle(t *testing.T) {
 	if x.Steps[4].Obj != 0 || x.Steps[3].Obj != 1 || x.Steps[4].Time != 1500 {
 		t.Fatalf("blocks %+v %+v", x.Steps[3], x.Steps[4])
 	}
+	if len(x.Violations) != 1 || x.Violations[0].Step != 4 || x.Violations[0].Property != sim.NoDeadlockName ||
+		x.Violations[0].Message != "poller holds streamMu, waits for mu; unsubscribe holds mu, waits for streamMu" {
+		t.Fatalf("violations %+v", x.Violations)
+	}
 	if f := x.Fields[2]; len(f) != 2 || f[0] != (ingest.Field{Name: "rows", Value: "3"}) || f[1] != (ingest.Field{Name: "table", Value: "msgs"}) {
 		t.Fatalf("fields %v", f)
 	}

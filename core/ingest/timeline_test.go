@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/racetrack-sim/racetrack/core/export"
@@ -50,9 +51,10 @@ func TestImportedRunDrawsTheSameDiagram(t *testing.T) {
 }
 
 // TestImportedDeadlockLog: a real program's deadlock, logged in NDJSON,
-// becomes a timeline whose last step closes a wait-for cycle, whose
-// inspector shows the lanes' logged fields, and which exports to the
-// Chrome trace format (what `racetrack export -trace` writes).
+// becomes a timeline whose last step closes a wait-for cycle (a
+// no-deadlock violation there, which the diagram draws), whose inspector
+// shows the lanes' logged fields, and which exports to the Chrome trace
+// format (what `racetrack export -trace` writes).
 func TestImportedDeadlockLog(t *testing.T) {
 	l, err := ingest.NDJSON([]byte(deadlockTrace), ingest.Options{})
 	if err != nil {
@@ -82,7 +84,17 @@ func TestImportedDeadlockLog(t *testing.T) {
 	if _, err := export.Chrome(tl); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := viz.Layout(tl, viz.Options{}); err != nil {
+	d, err := viz.Layout(tl, viz.Options{})
+	if err != nil {
 		t.Fatal(err)
+	}
+	arrows := 0
+	for _, sh := range d.Shapes {
+		if sh.Class == "cycle" && strings.Contains(sh.Title, " waits for ") { // not the legend's
+			arrows++
+		}
+	}
+	if arrows != 2 {
+		t.Fatalf("the diagram draws %d wait-for arrows, want 2", arrows)
 	}
 }

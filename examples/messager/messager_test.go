@@ -34,57 +34,26 @@ func importTrace(t *testing.T, trace []byte) *ingest.Execution {
 	return l.Executions[0]
 }
 
-// waitCycle replays the lock steps of x and returns the lanes waiting in
-// a cycle at its end, each with the mutex it waits for, or nil.
+// waitCycle is the wait-for cycle the debugger draws at the end of the
+// imported trace: each lane on it with the mutex it waits for.
 func waitCycle(x *ingest.Execution) map[string]string {
-	holder := map[int32]sim.ProcID{}
-	waits := map[sim.ProcID]int32{}
-	for _, s := range x.Steps {
-		switch s.Kind {
-		case sim.StepBlock:
-			waits[s.Proc] = s.Obj
-		case sim.StepLock:
-			delete(waits, s.Proc)
-			holder[s.Obj] = s.Proc
-		case sim.StepUnlock:
-			delete(holder, s.Obj)
-		}
+	tl := x.Timeline("messager")
+	edges := tl.WaitCycles(tl.Len() - 1)
+	if len(edges) == 0 {
+		return nil
 	}
-	// Each waiting lane points at the holder of its mutex: walk from each
-	// lane, in lane order, until a lane repeats.
-	for p := range sim.ProcID(x.Width()) {
-		seen := map[sim.ProcID]bool{}
-		q := p
-		for !seen[q] {
-			seen[q] = true
-			m, ok := waits[q]
-			if !ok {
-				break
-			}
-			h, held := holder[m]
-			if !held {
-				break
-			}
-			q = h
-		}
-		if _, ok := waits[q]; ok && seen[q] {
-			cycle := map[string]string{}
-			for r := q; ; {
-				cycle[x.Procs[r].Name] = x.Mutexes[waits[r]].Name
-				r = holder[waits[r]]
-				if r == q {
-					return cycle
-				}
-			}
-		}
+	cycle := map[string]string{}
+	for _, e := range edges {
+		cycle[x.Procs[e.Waiter].Name] = x.Mutexes[e.Mutex].Name
 	}
-	return nil
+	return cycle
 }
 
 // TestV13Deadlocks runs v13's locking until the real scheduler hits the
 // lock-order cycle; the watchdog ends the run, and the trace imports and
-// holds the cycle: a lane holding mu waiting for streamMu and a lane
-// holding streamMu waiting for mu.
+// holds the cycle the debugger draws: a lane holding mu waiting for
+// streamMu and a lane holding streamMu waiting for mu, with a
+// no-deadlock violation at the block that closes it.
 func TestV13Deadlocks(t *testing.T) {
 	n, budget := runs(t)
 	start := time.Now()
@@ -112,6 +81,9 @@ func TestV13Deadlocks(t *testing.T) {
 		}
 		if last := x.StepLabel(x.Len() - 1); !strings.HasPrefix(last, "watchdog") {
 			t.Fatalf("seed %d: the trace ends with %q, not the watchdog's report", seed, last)
+		}
+		if len(x.Violations) != 1 || x.Violations[0].Property != "no-deadlock" {
+			t.Fatalf("seed %d: violations %+v, want the deadlock at the block that closes the cycle", seed, x.Violations)
 		}
 		if dir := os.Getenv("MESSAGER_TRACE_DIR"); dir != "" {
 			if err := os.WriteFile(filepath.Join(dir, "v13-deadlock.ndjson"), buf.Bytes(), 0o644); err != nil {
