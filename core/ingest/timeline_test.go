@@ -98,3 +98,31 @@ func TestImportedDeadlockLog(t *testing.T) {
 		t.Fatalf("the diagram draws %d wait-for arrows, want 2", arrows)
 	}
 }
+
+// TestTraceToShiVizAndBack: an NDJSON trace (messages between nodes,
+// a mutex handed between threads), exported as a ShiViz log from its
+// timeline, imports back with the same vector clocks.
+func TestTraceToShiVizAndBack(t *testing.T) {
+	l, err := ingest.NDJSON(ndjsonLog(400), ingest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := l.Executions[0]
+	out, err := export.ShiViz(x.Timeline("log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := ingest.ShiViz(out, ingest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := back.Executions[0]
+	if y.Len() != x.Len() || y.Width() != x.Width() {
+		t.Fatalf("%d events on %d hosts, want %d on %d", y.Len(), y.Width(), x.Len(), x.Width())
+	}
+	for i := range x.Steps {
+		if !slices.Equal(x.Clock(i), y.Clock(i)) {
+			t.Fatalf("step %d: clock %v, trace's %v", i, y.Clock(i), x.Clock(i))
+		}
+	}
+}
