@@ -45,7 +45,11 @@ func ndjsonLog(n int) []byte {
 // for each format, on ordinary and on the smallest events; the limits
 // the importers check are then real bounds.
 func TestNeedCoversWhatImportsTake(t *testing.T) {
-	tl, err := timeline.Record(catalog.New(), scenario.RunSpec{Scenario: "vitess-messager", Preset: "churn", Seed: 1, MaxSteps: 20000}, timeline.Options{})
+	n := 20000
+	if testing.Short() {
+		n = 5000
+	}
+	tl, err := timeline.Record(catalog.New(), scenario.RunSpec{Scenario: "vitess-messager", Preset: "churn", Seed: 1, MaxSteps: n}, timeline.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,10 +61,10 @@ func TestNeedCoversWhatImportsTake(t *testing.T) {
 		format ingest.Format
 		data   []byte
 	}{
-		{ingest.FormatShiViz, shivizLog(20000, 8)},
-		{ingest.FormatShiViz, []byte(shortShiViz(20000))},
-		{ingest.FormatNDJSON, ndjsonLog(20000)},
-		{ingest.FormatNDJSON, []byte(strings.Repeat("{\"node\":\"n\",\"kind\":\"local\"}\n", 20000))},
+		{ingest.FormatShiViz, shivizLog(n, 8)},
+		{ingest.FormatShiViz, []byte(shortShiViz(n))},
+		{ingest.FormatNDJSON, ndjsonLog(n)},
+		{ingest.FormatNDJSON, []byte(strings.Repeat("{\"node\":\"n\",\"kind\":\"local\"}\n", n))},
 		{ingest.FormatJSON, exported},
 	}
 	for _, in := range inputs {

@@ -13,41 +13,39 @@ import (
 	"github.com/racetrack-sim/racetrack/core/viz"
 )
 
-// TestImportedRunDrawsTheSameDiagram imports every preset's JSON export
-// as a timeline: its space-time diagram (the first 400 steps, where lock
-// bars, arrows, violations and cycles are drawn) is the run's, byte for
-// byte, and so are its step views and lock spans.
-func TestImportedRunDrawsTheSameDiagram(t *testing.T) {
-	eachRun(t, func(name string, tl *timeline.Timeline) {
-		out, err := export.JSON(tl)
-		if err != nil {
-			t.Fatal(err)
-		}
-		l, err := ingest.JSON(out, ingest.Options{})
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		im := l.Executions[0].Timeline(tl.ID())
-		if !im.IsImported() || im.Len() != tl.Len() || !slices.Equal(im.Spans(), tl.Spans()) {
-			t.Fatalf("%s: %d steps, spans equal %v", name, im.Len(), slices.Equal(im.Spans(), tl.Spans()))
-		}
-		opt := viz.Options{To: min(400, tl.Len())}
-		want, err := viz.Layout(tl, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := viz.Layout(im, opt)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if !bytes.Equal(viz.SVG(got), viz.SVG(want)) {
-			t.Fatalf("%s: the imported run draws another diagram", name)
-		}
-		last := tl.Len() - 1
-		if !slices.Equal(im.WaitCycles(last), tl.WaitCycles(last)) || !slices.Equal(im.StuckSlice(last), tl.StuckSlice(last)) {
-			t.Fatalf("%s: wait cycles or slices differ at the end", name)
-		}
-	})
+// sameDiagram imports the run's JSON export as a timeline: its
+// space-time diagram (the first 400 steps, where lock bars, arrows,
+// violations and cycles are drawn) is the run's, byte for byte, and so
+// are its lock spans, wait cycles and slices.
+func sameDiagram(t *testing.T, name string, tl *timeline.Timeline) {
+	out, err := export.JSON(tl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := ingest.JSON(out, ingest.Options{})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	im := l.Executions[0].Timeline(tl.ID())
+	if !im.IsImported() || im.Len() != tl.Len() || !slices.Equal(im.Spans(), tl.Spans()) {
+		t.Fatalf("%s: %d steps, spans equal %v", name, im.Len(), slices.Equal(im.Spans(), tl.Spans()))
+	}
+	opt := viz.Options{To: min(400, tl.Len())}
+	want, err := viz.Layout(tl, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := viz.Layout(im, opt)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if !bytes.Equal(viz.SVG(got), viz.SVG(want)) {
+		t.Fatalf("%s: the imported run draws another diagram", name)
+	}
+	last := tl.Len() - 1
+	if !slices.Equal(im.WaitCycles(last), tl.WaitCycles(last)) || !slices.Equal(im.StuckSlice(last), tl.StuckSlice(last)) {
+		t.Fatalf("%s: wait cycles or slices differ at the end", name)
+	}
 }
 
 // TestImportedDeadlockLog: a real program's deadlock, logged in NDJSON,
