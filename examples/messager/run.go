@@ -128,24 +128,31 @@ func Run(cfg Config) Result {
 	return watch(cfg, tablet, done, &progress, w)
 }
 
+// watchTicks is how many of its ticks the watchdog must see pass without
+// progress: a process the machine starves of CPU sees fewer ticks (a
+// ticker drops those it could not deliver), so a slow run is not taken
+// for a stuck one.
+const watchTicks = 8
+
 // watch waits for the run to end, or for nothing to progress for
-// cfg.Watchdog; then it logs the goroutines still waiting and reports a
-// deadlock. Goroutines stuck on a mutex cannot be stopped: they stay
-// blocked on this run's manager, which nothing else uses.
+// cfg.Watchdog and watchTicks ticks; then it logs the goroutines still
+// waiting and reports a deadlock. Goroutines stuck on a mutex cannot be
+// stopped: they stay blocked on this run's manager, which nothing else
+// uses.
 func watch(cfg Config, tablet *tracer.Logger, done <-chan struct{}, progress *atomic.Int64, w *waits) Result {
-	tick := time.NewTicker(cfg.Watchdog / 4)
+	tick := time.NewTicker(cfg.Watchdog / watchTicks)
 	defer tick.Stop()
-	last, since := progress.Load(), time.Now()
+	last, since, idle := progress.Load(), time.Now(), 0
 	for {
 		select {
 		case <-done:
 			return Result{}
 		case now := <-tick.C:
 			if p := progress.Load(); p != last {
-				last, since = p, now
+				last, since, idle = p, now, 0
 				continue
 			}
-			if now.Sub(since) < cfg.Watchdog {
+			if idle++; idle < watchTicks || now.Sub(since) < cfg.Watchdog {
 				continue
 			}
 			w.mu.Lock()
