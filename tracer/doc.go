@@ -70,5 +70,8 @@
 //
 // One Tracer orders the events of one process. A system of several
 // processes writes one trace per process; their messages can be followed
-// only within one trace.
+// only within one trace. A mutex must be unlocked by the Logger (lane)
+// that locked it: Go allows another goroutine to unlock it, but the
+// trace then reads as an unlock of a mutex the lane does not hold, which
+// the importer refuses.
 package tracer

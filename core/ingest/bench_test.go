@@ -71,3 +71,18 @@ func BenchmarkShiViz100k(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkNDJSON100k imports a 100,000-event trace (sends, receives,
+// locks and unlocks with fields) and makes its timeline.
+func BenchmarkNDJSON100k(b *testing.B) {
+	log := ndjsonLog(100_000)
+	b.SetBytes(int64(len(log)))
+	b.ReportAllocs()
+	for b.Loop() {
+		l, err := ingest.NDJSON(log, ingest.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		l.Executions[0].Timeline("bench")
+	}
+}
