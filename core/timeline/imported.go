@@ -8,8 +8,8 @@ import (
 	"github.com/racetrack-sim/racetrack/core/sim"
 )
 
-// ErrNoModel is returned by what needs a model to replay (Seek, the
-// alternatives of a step, a fork) on an imported execution.
+// ErrNoModel is returned by what needs a model to replay (Seek, a
+// cursor's world) on an imported execution.
 var ErrNoModel = errors.New("timeline: an imported execution has no model to replay")
 
 // ImportedRun is an execution recorded outside the simulator, as
@@ -38,8 +38,9 @@ type importedRun struct {
 
 // Imported makes a timeline of a logged execution: the steps, messages,
 // lock spans, wait-for cycles, causal slices and exports of a run, with
-// no model behind it. StateAt shows each lane's logged fields; Seek and
-// what-if answer ErrNoModel.
+// no model behind it. StateAt shows each lane's logged fields; Seek
+// answers ErrNoModel; a log records no choices, so a step has no
+// alternatives and a fork is refused (ErrChoice).
 func Imported(r ImportedRun) *Timeline {
 	tl := &Timeline{id: r.ID, every: DefaultSnapshotEvery, trace: r.Trace, procs: r.Procs, nodes: r.Nodes,
 		mutexes: r.Mutexes, conds: r.Conds, untimed: r.Untimed,
