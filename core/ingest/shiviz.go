@@ -208,7 +208,11 @@ func shivizExecution(body []byte, offset int, lineBase int32, label string, pars
 		return nil, err
 	}
 	if len(events) == 0 {
-		return nil, fail(lineBase+1, "parser", "the parser matches no event in execution %q", label)
+		where := "the log"
+		if label != "" {
+			where = fmt.Sprintf("execution %q", label)
+		}
+		return nil, fail(lineBase+1, "parser", "the parser matches no event in %s", where)
 	}
 	if err := checkClocks(FormatShiViz, inputBytes, len(events), len(hosts), opt); err != nil {
 		return nil, err
