@@ -16,6 +16,9 @@ type Opened struct {
 	Hosts      int    `json:"hosts"`  // lanes, over all executions
 	Events     int    `json:"events"` // steps, over all executions
 	Executions int    `json:"executions"`
+	// Labels name the executions (a ShiViz delimiter's trace group, or
+	// their number), empty for a single one.
+	Labels []string `json:"labels,omitempty"`
 	// Timelines holds the executions in the log's order.
 	Timelines []*timeline.Timeline `json:"-"`
 }
@@ -38,6 +41,9 @@ func Open(format Format, data []byte, opt Options) (*Opened, error) {
 			id += "-" + strconv.Itoa(k+1)
 		}
 		o.Timelines = append(o.Timelines, x.Timeline(id))
+		if len(l.Executions) > 1 {
+			o.Labels = append(o.Labels, x.Label)
+		}
 		o.Hosts += x.Width()
 		o.Events += x.Len()
 	}

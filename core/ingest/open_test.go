@@ -12,7 +12,7 @@ func TestOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	if o.Format != ingest.FormatShiViz || o.Executions != 2 || o.Events != 3 || o.Hosts != 3 || len(o.Timelines) != 2 ||
-		o.Timelines[1].ID() != o.ID+"-2" || o.Timelines[1].Len() != 1 {
+		o.Timelines[1].ID() != o.ID+"-2" || o.Timelines[1].Len() != 1 || len(o.Labels) != 2 || o.Labels[1] != "second run" {
 		t.Fatalf("opened %+v", o)
 	}
 	o, err = ingest.Open("", []byte(deadlockTrace), ingest.Options{})
