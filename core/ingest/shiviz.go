@@ -131,6 +131,12 @@ func ShiViz(data []byte, opt Options) (*Log, error) {
 		if numbered {
 			c.label = strconv.Itoa(len(log.Executions) + 1)
 		}
+		for _, x := range log.Executions {
+			if x.Label == c.label {
+				return nil, &Error{Format: FormatShiViz, Line: int(line) + 1, Field: "delimiter",
+					Msg: fmt.Sprintf("two executions are named %q: ShiViz needs execution names to be unique", c.label)}
+			}
+		}
 		x, err := shivizExecution(body, start+c.off, line, c.label, parser, len(data), &seen, opt)
 		if err != nil {
 			return nil, err

@@ -161,6 +161,7 @@ func TestShiVizRefuses(t *testing.T) {
 		{"huge parser", ok, strings.Repeat("a", ingest.MaxRegexBytes+1), "", 0, "parser", "more than"},
 		{"bad delimiter", ok, "", "(", 0, "delimiter", "invalid"},
 		{"empty delimiter match", ok, "", "z*", 1, "delimiter", "empty string"},
+		{"same execution twice", "=== r ===\n" + ok + "=== r ===\n" + ok, "", `^=== (?<trace>.*) ===$`, 4, "delimiter", "two executions are named \"r\""},
 		{"bad json", "a x\na {\"a\":1,}\n", "", "", 1, "clock", "host name"},
 		{"not a number", "a x\na {\"a\":\"1\"}\n", "", "", 1, "clock", "not a clock value"},
 		{"own host missing", "a x\na {\"b\":1}\n", "", "", 1, "clock", "missing from its own clock"},
