@@ -224,6 +224,12 @@ func buildNDJSON(x *Execution, events []ndjsonEvent, procIDs map[[2]string]int32
 	}
 	b := newBuilder(x, len(events))
 	t0 := events[0].t
+	firstProc := map[string]sim.ProcID{} // each node's first lane, for a send's "to"
+	for _, p := range x.Procs {
+		if _, ok := firstProc[x.Nodes[p.Node].Name]; !ok {
+			firstProc[x.Nodes[p.Node].Name] = p.ID
+		}
+	}
 	msgOf := map[string]sim.MsgID{}
 	received := map[string]int32{}
 	holder := make([]int32, len(x.Mutexes))    // the holding process +1
@@ -249,10 +255,12 @@ func buildNDJSON(x *Execution, events []ndjsonEvent, procIDs map[[2]string]int32
 		case KindSend:
 			id := sim.MsgID(len(x.Messages) + 1)
 			msgOf[ev.msg] = id
-			to := s.Proc
+			to := s.Proc // a message to a node that logs nothing stays on the sender's lane
 			if ev.to != "" {
 				if p, ok := procIDs[[2]string{ev.to, ""}]; ok {
 					to = sim.ProcID(p)
+				} else if p, ok := firstProc[ev.to]; ok {
+					to = p
 				}
 			}
 			if label == "" {

@@ -55,9 +55,11 @@ func TestNDJSONMessagesAndLockOrder(t *testing.T) {
 {"node":"b","kind":"restart"}
 {"node":"a","kind":"lock","obj":"x"}
 {"node":"a","kind":"send","msg":7}
+{"node":"c","thread":"worker","kind":"local"}
+{"node":"a","kind":"send","msg":8,"to":"c"}
 `
 	x := mustNDJSON(t, trace).Executions[0]
-	if x.Len() != 8 || !x.Untimed {
+	if x.Len() != 10 || !x.Untimed {
 		t.Fatalf("%d steps", x.Len())
 	}
 	recv := x.Steps[3]
@@ -73,6 +75,9 @@ func TestNDJSONMessagesAndLockOrder(t *testing.T) {
 	}
 	if x.Steps[4].Kind != sim.StepFault || x.Messages[1].RecvStep != -1 || x.Messages[1].To != x.Messages[1].From {
 		t.Fatalf("crash %+v, unreceived message %+v", x.Steps[4], x.Messages[1])
+	}
+	if m := x.Messages[2]; m.RecvStep != -1 || x.Procs[m.To].Name != "worker" {
+		t.Fatalf("a message to a node of threads, never received, points at its first lane: %+v", m)
 	}
 	if x.HappensBefore(3, 6) {
 		t.Fatal("b's receive is concurrent with a's second lock")
