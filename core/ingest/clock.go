@@ -5,15 +5,26 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 )
 
-// parseClock reads a vector clock written as a JSON object from host
-// names to non-negative integers ({"a":1, "b": 2}), in the order
-// written. It is a small strict reader rather than encoding/json because
-// a large log has one clock per event.
-func parseClock(s []byte) (names []string, vals []uint32, err error) {
+// clockReader reads vector clocks written as JSON objects from host names
+// to non-negative integers ({"a":1, "b": 2}). It is a small strict reader
+// rather than encoding/json because a large log has one clock per event:
+// names are numbered by intern without a string for each, and the
+// entries of one clock are gathered in a buffer the reader keeps.
+type clockReader struct {
+	buf  []clockEntry
+	seen []int // seen[name] is the number of the clock that last named it
+	n    int   // clocks read
+}
+
+// read returns the clock's entries, in the order written, host being the
+// number intern gives the name, zero entries included. The slice is the
+// reader's, valid until the next read.
+func (c *clockReader) read(s []byte, intern func([]byte) int32) ([]clockEntry, error) {
+	c.n++
+	c.buf = c.buf[:0]
 	i := 0
 	ws := func() {
 		for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
@@ -22,7 +33,7 @@ func parseClock(s []byte) (names []string, vals []uint32, err error) {
 	}
 	ws()
 	if i == len(s) || s[i] != '{' {
-		return nil, nil, errors.New("a vector clock must be a JSON object such as {\"host\": 1}")
+		return nil, errors.New("a vector clock must be a JSON object such as {\"host\": 1}")
 	}
 	i++
 	ws()
@@ -31,14 +42,14 @@ func parseClock(s []byte) (names []string, vals []uint32, err error) {
 	} else {
 		for {
 			ws()
-			name, n, err := jsonString(s[i:])
+			key, n, err := jsonKey(s[i:])
 			if err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 			i += n
 			ws()
 			if i == len(s) || s[i] != ':' {
-				return nil, nil, fmt.Errorf("expected ':' after host %q at byte %d", name, i)
+				return nil, fmt.Errorf("expected ':' after host %q at byte %d", key, i)
 			}
 			i++
 			ws()
@@ -48,13 +59,17 @@ func parseClock(s []byte) (names []string, vals []uint32, err error) {
 			}
 			v, err := strconv.ParseUint(string(s[i:j]), 10, 64)
 			if err != nil || v > math.MaxUint32 || j > i+1 && s[i] == '0' {
-				return nil, nil, fmt.Errorf("the value of host %q is %q, not a clock value (an integer from 0 to %d)", name, s[i:j], uint32(math.MaxUint32))
+				return nil, fmt.Errorf("the value of host %q is %q, not a clock value (an integer from 0 to %d)", key, s[i:j], uint32(math.MaxUint32))
 			}
-			if slices.Contains(names, name) {
-				return nil, nil, fmt.Errorf("host %q appears twice", name)
+			id := intern(key)
+			for len(c.seen) <= int(id) {
+				c.seen = append(c.seen, 0)
 			}
-			names = append(names, name)
-			vals = append(vals, uint32(v))
+			if c.seen[id] == c.n {
+				return nil, fmt.Errorf("host %q appears twice", key)
+			}
+			c.seen[id] = c.n
+			c.buf = append(c.buf, clockEntry{host: id, v: uint32(v)})
 			i = j
 			ws()
 			if i < len(s) && s[i] == ',' {
@@ -65,21 +80,21 @@ func parseClock(s []byte) (names []string, vals []uint32, err error) {
 				i++
 				break
 			}
-			return nil, nil, fmt.Errorf("expected ',' or '}' at byte %d", i)
+			return nil, fmt.Errorf("expected ',' or '}' at byte %d", i)
 		}
 	}
 	ws()
 	if i != len(s) {
-		return nil, nil, fmt.Errorf("unexpected %q after the clock's closing brace", s[i:])
+		return nil, fmt.Errorf("unexpected %q after the clock's closing brace", s[i:])
 	}
-	return names, vals, nil
+	return c.buf, nil
 }
 
-// jsonString reads the JSON string at the start of s and returns it and
-// the bytes it took.
-func jsonString(s []byte) (string, int, error) {
+// jsonKey reads the JSON string at the start of s and returns its text
+// (a view into s unless it holds escapes) and the bytes it took.
+func jsonKey(s []byte) ([]byte, int, error) {
 	if len(s) == 0 || s[0] != '"' {
-		return "", 0, errors.New("expected a host name in double quotes")
+		return nil, 0, errors.New("expected a host name in double quotes")
 	}
 	escaped := false
 	for j := 1; j < len(s); j++ {
@@ -88,17 +103,17 @@ func jsonString(s []byte) (string, int, error) {
 			escaped = true
 			j++
 		case c < 0x20:
-			return "", 0, fmt.Errorf("a control character in a host name at byte %d", j)
+			return nil, 0, fmt.Errorf("a control character in a host name at byte %d", j)
 		case c == '"':
 			if !escaped {
-				return string(s[1:j]), j + 1, nil
+				return s[1:j], j + 1, nil
 			}
 			var name string
 			if err := json.Unmarshal(s[:j+1], &name); err != nil {
-				return "", 0, fmt.Errorf("a host name is not a valid JSON string: %v", err)
+				return nil, 0, fmt.Errorf("a host name is not a valid JSON string: %v", err)
 			}
-			return name, j + 1, nil
+			return []byte(name), j + 1, nil
 		}
 	}
-	return "", 0, errors.New("a host name's closing quote is missing")
+	return nil, 0, errors.New("a host name's closing quote is missing")
 }

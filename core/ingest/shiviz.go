@@ -153,20 +153,27 @@ func ShiViz(data []byte, opt Options) (*Log, error) {
 // offset of the input after lineBase lines; seen counts the events read.
 func shivizExecution(body []byte, offset int, lineBase int32, label string, parser *regexp.Regexp, inputBytes int, seen *int, opt Options) (*Execution, error) {
 	hi, ci, ei := parser.SubexpIndex("host"), parser.SubexpIndex("clock"), parser.SubexpIndex("event")
-	names := parser.SubexpNames()
 	fail := func(line int32, field, msg string, args ...any) error {
 		return &Error{Format: FormatShiViz, Line: int(line), Field: field, Msg: fmt.Sprintf(msg, args...)}
 	}
-	hostIDs := map[string]int32{}
-	var hosts []string
-	// Clock entries name hosts before they may have logged; they are
-	// resolved once every host is known.
-	type pending struct {
-		names []string
-		vals  []uint32
+	// Every name met, as an event's host or in a clock, is numbered once
+	// (a clock may name a host before its first event); hostOf maps a
+	// name to its host, -1 for a name no event is logged on.
+	nameIDs := map[string]int32{}
+	var names, hosts []string
+	var hostOf []int32
+	intern := func(b []byte) int32 {
+		if id, ok := nameIDs[string(b)]; ok {
+			return id
+		}
+		id := int32(len(names))
+		nameIDs[string(b)] = id
+		names = append(names, string(b))
+		hostOf = append(hostOf, -1)
+		return id
 	}
+	var c clockReader
 	var events []shivizEvent
-	var clocks []pending
 	line, counted := lineBase+1, 0
 	err := newGlobalMatcher(parser).each(body, func(m []int) error {
 		line += int32(bytes.Count(body[counted:m[0]], []byte("\n")))
@@ -184,30 +191,41 @@ func shivizExecution(body []byte, offset int, lineBase int32, label string, pars
 			}
 			return body[m[2*g]:m[2*g+1]]
 		}
-		host := string(group(hi))
-		id, ok := hostIDs[host]
-		if !ok {
-			id = int32(len(hosts))
-			hostIDs[host] = id
-			hosts = append(hosts, host)
+		name := intern(group(hi))
+		if hostOf[name] < 0 {
+			hostOf[name] = int32(len(hosts))
+			hosts = append(hosts, names[name])
 		}
-		cn, cv, err := parseClock(group(ci))
+		entries, err := c.read(group(ci), intern)
 		if err != nil {
 			return fail(line, "clock", "%v", err)
 		}
-		ev := shivizEvent{host: id, line: line, text: string(group(ei))}
-		own := slices.Index(cn, host)
+		ev := shivizEvent{host: hostOf[name], line: line, text: string(group(ei))}
+		own := slices.IndexFunc(entries, func(e clockEntry) bool { return e.host == name })
 		if own < 0 {
-			return fail(line, "clock", "the local host %q is missing from its own clock", host)
+			return fail(line, "clock", "the local host %q is missing from its own clock", names[name])
 		}
-		ev.own = cv[own]
-		for g, name := range names {
+		ev.own = entries[own].v
+		// ShiViz drops zero entries, of any host; the rest are kept by
+		// name until every host is known.
+		nonzero := 0
+		for _, e := range entries {
+			if e.v > 0 {
+				nonzero++
+			}
+		}
+		ev.clock = make([]clockEntry, 0, nonzero)
+		for _, e := range entries {
+			if e.v > 0 {
+				ev.clock = append(ev.clock, e)
+			}
+		}
+		for g, name := range parser.SubexpNames() {
 			if name != "" && g != hi && g != ci && g != ei {
 				ev.fields = append(ev.fields, Field{Name: name, Value: string(group(g))})
 			}
 		}
 		events = append(events, ev)
-		clocks = append(clocks, pending{cn, cv})
 		return nil
 	})
 	if err != nil {
@@ -225,15 +243,12 @@ func shivizExecution(body []byte, offset int, lineBase int32, label string, pars
 	}
 	for i := range events {
 		ev := &events[i]
-		for k, name := range clocks[i].names {
-			if clocks[i].vals[k] == 0 {
-				continue // ShiViz drops zero entries, of any host
+		for k, e := range ev.clock {
+			h := hostOf[e.host]
+			if h < 0 {
+				return nil, fail(ev.line, "clock", "the clock names host %q, which logs no event", names[e.host])
 			}
-			h, ok := hostIDs[name]
-			if !ok {
-				return nil, fail(ev.line, "clock", "the clock names host %q, which logs no event", name)
-			}
-			ev.clock = append(ev.clock, clockEntry{h, clocks[i].vals[k]})
+			ev.clock[k].host = h
 		}
 		slices.SortFunc(ev.clock, func(a, b clockEntry) int { return int(a.host - b.host) })
 	}
