@@ -67,7 +67,7 @@ type Broker struct {
 	cfg Config
 
 	R [2]replica
-	// Leader is the replica the controller elected (-1: none).
+	// Leader is the replica the controller elected last.
 	Leader int
 	// Produced counts records sent by the producer; Acked lists those
 	// acknowledged to it.
@@ -89,7 +89,7 @@ type Broker struct {
 }
 
 // New builds the model.
-func New(cfg Config) *Broker { return &Broker{cfg: cfg, Leader: 0} }
+func New(cfg Config) *Broker { return &Broker{cfg: cfg} }
 
 // Init creates a node per broker, one for the producer and one for the
 // controller, and starts every actor. Steps and messages take no time:
