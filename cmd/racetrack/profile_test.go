@@ -18,9 +18,9 @@ func TestSearchProfile(t *testing.T) {
 	args := []string{"search", "-scenario", "broker-hw-truncation", "-preset", "lossy", "-variant", "leader-epoch", "-param", "records=2", "-profile"}
 	code, out, errOut := racetrack(t, args...)
 	require.Equal(t, exitHolds, code, errOut)
-	assert.Contains(t, out, "profile bfs broker-hw-truncation/lossy/leader-epoch: 765 states (every state within the depth bound)\n")
+	assert.Contains(t, out, "profile bfs broker-hw-truncation/lossy/leader-epoch: 939 states (every state within the depth bound)\n")
 	assert.Contains(t, out, "fields by distinct values:\n         6  b1: log\n")
-	assert.Contains(t, out, "processes by distinct local states:\n        46  b1\n        36  b0\n")
+	assert.Contains(t, out, "processes by distinct local states:\n        56  b1\n        36  b0\n")
 
 	code, out, errOut = racetrack(t, append(args, "-json")...)
 	require.Equal(t, exitHolds, code, errOut)

@@ -31,9 +31,16 @@ func (fetchResp) Label() string { return "FetchResponse" }
 func (epochReq) Label() string  { return "OffsetsForLeaderEpoch" }
 func (epochResp) Label() string { return "EpochEndOffset" }
 
-// tagFetch starts a follower's fetch loop: at start, and as its fetch
-// timeout when the network lost its fetch or the response to it.
-const tagFetch = 1
+// Timer tags of a broker. tagFetch starts a follower's fetch loop: at
+// start, after a restart, and as its fetch timeout when the network lost
+// its fetch or the response to it. tagAskEpoch sends a restarted
+// follower's OffsetsForLeaderEpoch (the fixed variant). The restart hook
+// sets them rather than sending itself: it runs inside the controller's
+// step, and a message sent there would be drawn from that step.
+const (
+	tagFetch = iota + 1
+	tagAskEpoch
+)
 
 // replicaTable is a broker: leader and follower of the one partition.
 var replicaTable = sim.Handlers[*Broker]{
@@ -98,6 +105,18 @@ var replicaTable = sim.Handlers[*Broker]{
 		b.fetch(w, p.ID)
 		return ""
 	}),
+	sim.OnTimer(tagAskEpoch, "asks the leader where its last epoch ends", func(b *Broker, w *sim.World, p *sim.Proc, _ sim.Fired) string {
+		r := &b.R[b.index(p.ID)]
+		if !r.Recovering {
+			return "no longer recovering"
+		}
+		epoch := r.Epoch
+		if n := len(r.Log); n > 0 {
+			epoch = r.Log[n-1].Epoch
+		}
+		w.Send(p.ID, b.replicas[b.Leader], epochReq{Epoch: epoch})
+		return "asks where epoch " + strconv.Itoa(epoch) + " ends"
+	}),
 	sim.OnStart("follows the leader", func(b *Broker, w *sim.World, p *sim.Proc) {
 		if !b.R[b.index(p.ID)].Leader {
 			w.SetTimer(p.ID, 0, tagFetch)
@@ -122,15 +141,11 @@ func (b *Broker) recover(w *sim.World, p sim.ProcID) {
 	}
 	if !b.cfg.LeaderEpoch {
 		r.Log = r.Log[:r.HW]
-		b.fetch(w, p)
+		w.SetTimer(p, 0, tagFetch)
 		return
 	}
 	r.Recovering = true
-	epoch := r.Epoch
-	if n := len(r.Log); n > 0 {
-		epoch = r.Log[n-1].Epoch
-	}
-	w.Send(p, b.replicas[b.Leader], epochReq{Epoch: epoch})
+	w.SetTimer(p, 0, tagAskEpoch)
 }
 
 // fetch sends the follower's next fetch to the leader, perhaps lost.

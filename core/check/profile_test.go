@@ -27,8 +27,8 @@ func TestProfileRanksWhatGrows(t *testing.T) {
 	if top := p.Fields[0]; top != (check.FieldProfile{Group: "b1", Field: "log", Distinct: 6}) {
 		t.Fatalf("top field %+v, want b1's log with 6 values", top)
 	}
-	if got := p.Procs[:2]; got[0] != (check.ProcProfile{Proc: "b1", Distinct: 46}) || got[1] != (check.ProcProfile{Proc: "b0", Distinct: 36}) {
-		t.Fatalf("top processes %+v, want b1 (46) then b0 (36)", got)
+	if got := p.Procs[:2]; got[0] != (check.ProcProfile{Proc: "b1", Distinct: 56}) || got[1] != (check.ProcProfile{Proc: "b0", Distinct: 36}) {
+		t.Fatalf("top processes %+v, want b1 (56) then b0 (36)", got)
 	}
 	last := p.Procs[len(p.Procs)-1]
 	if last != (check.ProcProfile{Proc: "controller", Distinct: 2}) {

@@ -69,17 +69,20 @@ func OnTimer[M any](tag int, says string, do func(m M, w *World, p *Proc, t Fire
 
 // OnStart declares what an actor does when the model starts (Actors.Start,
 // called at the end of Init) and, unless the table has an OnRestart row,
-// when its node restarts. It runs inside Init, which is not a step: set
-// timers from it, and send from a timer's handler (see World.Send).
+// when its node restarts. It runs inside Init, which is not a step: a
+// message sent there is recorded as sent at step 0, whoever runs it. Set
+// a timer instead and send from its row.
 func OnStart[M any](says string, do func(m M, w *World, p *Proc)) Handler[M] {
 	return Handler[M]{kind: onStart, key: "start", says: says, hook: do}
 }
 
 // OnRestart declares what an actor does when its node comes back after a
 // crash: the model's Restart hook (Actors.Restart) runs it inside the step
-// that restarted the node, after the kernel made its processes runnable
-// again. It typically reloads what the node persisted and sets its timers;
-// it may Send.
+// that restarted the node (another process's), after the kernel made the
+// node's processes runnable again. It reloads what the node persisted and
+// sets the actor's timers; a message sent from it is delivered but
+// recorded as sent at that other process's step, so send from a timer's
+// row instead.
 func OnRestart[M any](says string, do func(m M, w *World, p *Proc)) Handler[M] {
 	return Handler[M]{kind: onRestart, key: "restart", says: says, hook: do}
 }
