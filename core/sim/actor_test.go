@@ -186,6 +186,21 @@ func TestHandlersRefuseAnUnhandledMessageAndMalformedTables(t *testing.T) {
 	if err := mute.Check(); err == nil || !strings.Contains(err.Error(), "timer 1 says nothing") {
 		t.Fatalf("row without says: %v", err)
 	}
+	w = sim.NewWorld(&malformed{table: twice}, 1, sim.NewRandomChooser(1), sim.Options{})
+	if err := w.Run(sim.Limits{}); !errors.Is(err, sim.ErrModel) || !strings.Contains(err.Error(), "actor twice: ") || w.Steps() != 0 {
+		t.Fatalf("a malformed table added in Init: err %v after %d steps", err, w.Steps())
+	}
+}
+
+// malformed adds one actor running table.
+type malformed struct {
+	rally
+	table sim.Handlers[*rally]
+}
+
+func (m *malformed) Init(w *sim.World) {
+	m.actors.Add(w, w.AddNode("n"), -1, "twice", m.table)
+	w.SetTimer(0, 0, tagServe)
 }
 
 // TestSendFromInitIsDeliveredButAttributedToStepZero pins the answer to
@@ -300,4 +315,63 @@ func TestLinkDropIsNotEnumerableSendOrLoseIs(t *testing.T) {
 	if !r.Exhaustive || r.Error != "" || r.States != 4 {
 		t.Fatalf("bfs over SendOrLose: exhaustive %v, %d states, error %q", r.Exhaustive, r.States, r.Error)
 	}
+}
+
+// tablePingPong is pingPong (pingpong_test.go) with its actors declared
+// in a handler table: BenchmarkPingPongTable against BenchmarkPingPong is
+// the cost of the table's dispatch.
+type tablePingPong struct {
+	pingPong
+	actors sim.Actors[*tablePingPong]
+}
+
+var paddle = sim.Handlers[*tablePingPong]{
+	sim.On("hits the ball", func(m *tablePingPong, w *sim.World, p *sim.Proc, b sim.Msg[ball]) string {
+		m.hit(w, p, b.Body.N)
+		return "hit"
+	}),
+	sim.OnTimer(0, "serves", func(m *tablePingPong, w *sim.World, p *sim.Proc, _ sim.Fired) string {
+		m.hit(w, p, 0)
+		return "hit"
+	}),
+}
+
+func (m *tablePingPong) hit(w *sim.World, p *sim.Proc, n int) {
+	m.hits++
+	if n < m.limit {
+		to := m.b
+		if p.ID == m.b {
+			to = m.a
+		}
+		w.Send(p.ID, to, ball{N: n + 1})
+	}
+}
+
+func (m *tablePingPong) Init(w *sim.World) {
+	w.SetDefaultLink(m.link)
+	m.a = m.actors.Add(w, w.AddNode("a"), -1, "ping", paddle)
+	m.b = m.actors.Add(w, w.AddNode("b"), -1, "pong", paddle)
+	w.SetTimer(m.a, 0, 0)
+}
+
+func (m *tablePingPong) Handle(w *sim.World, p *sim.Proc, ev *sim.Event) sim.Action {
+	return m.actors.Handle(m, w, p, ev)
+}
+func (m *tablePingPong) Clone() sim.Model { c := *m; return &c }
+
+func BenchmarkPingPongTable(b *testing.B) {
+	const hits = 100_000
+	events := 0
+	for b.Loop() {
+		m := &tablePingPong{pingPong: pingPong{limit: hits, link: sim.Link{Min: sim.Millisecond, Max: sim.Millisecond, FIFO: true}}}
+		w := sim.NewWorld(m, 1, sim.NewRandomChooser(1), sim.Options{})
+		if err := w.Run(sim.Limits{}); err != nil {
+			b.Fatal(err)
+		}
+		if m.hits != hits+1 {
+			b.Fatalf("%d hits, want %d", m.hits, hits+1)
+		}
+		events += w.Steps()
+	}
+	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
 }
