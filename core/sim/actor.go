@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // Msg is a delivered message whose payload has type T, as an actor's
@@ -45,13 +46,17 @@ type Handler[M any] struct {
 	hook  func(m M, w *World, p *Proc)
 }
 
-// On declares what an actor does when a message of type T arrives. says
+// On declares what an actor does when a message of type T arrives (the
+// first row whose T the payload has: an interface T takes every payload
+// implementing it that no earlier row took). says
 // is what it does, pending, after the actor's name ("appends the
 // records"); do runs the step and returns its label for the trace ("" to
 // use says). The payload arrives typed: no type switch, no assertion.
 func On[M, T any](says string, do func(m M, w *World, p *Proc, msg Msg[T]) string) Handler[M] {
-	var zero T
-	return Handler[M]{kind: onMessage, key: fmt.Sprintf("%T", zero), says: says,
+	// The name of *T, not of a zero T: an interface T's zero value has no
+	// type to print.
+	key := strings.TrimPrefix(fmt.Sprintf("%T", (*T)(nil)), "*")
+	return Handler[M]{kind: onMessage, key: key, says: says,
 		match: func(payload any) bool { _, ok := payload.(T); return ok },
 		step: func(m M, w *World, p *Proc, ev *Event) string {
 			return do(m, w, p, Msg[T]{From: ev.From, ID: ev.Msg, Body: ev.Payload.(T)})
@@ -144,9 +149,6 @@ func (a Handlers[M]) hook(kind handlerKind) *Handler[M] {
 	}
 	return nil
 }
-
-// Handles reports whether the table has a row for ev.
-func (a Handlers[M]) Handles(ev *Event) bool { return a.row(ev) != nil }
 
 // Handle runs the row for ev. An event the table has no row for is a model
 // error (the run stops and says which).
