@@ -12,8 +12,8 @@ import (
 
 // TestSearchProfile: search -profile prints the broker's profile, the
 // follower's log first among the fields and b1 first among the
-// processes, as text and as JSON; a budget beyond the profile's bound is
-// bad input naming it.
+// processes, as text and as JSON; a budget beyond the profile's bound,
+// or a flag of a search the profile does not run, is bad input naming it.
 func TestSearchProfile(t *testing.T) {
 	args := []string{"search", "-scenario", "broker-hw-truncation", "-preset", "lossy", "-variant", "leader-epoch", "-param", "records=2", "-profile"}
 	code, out, errOut := racetrack(t, args...)
@@ -28,7 +28,16 @@ func TestSearchProfile(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(out), &p))
 	assert.Equal(t, check.FieldProfile{Group: "b1", Field: "log", Distinct: 6}, p.Fields[0])
 
-	code, _, errOut = racetrack(t, "search", "-scenario", "dining-philosophers", "-profile", "-states", "1000000")
-	assert.Equal(t, exitUsage, code)
-	assert.Contains(t, errOut, "budget.states")
+	for _, c := range []struct {
+		args []string
+		say  string
+	}{
+		{[]string{"-states", "1000000"}, "budget.states"},
+		{[]string{"-strategy", "dfs"}, "takes no -strategy"},
+		{[]string{"-store", t.TempDir()}, "takes no -store"},
+	} {
+		code, _, errOut = racetrack(t, append([]string{"search", "-scenario", "dining-philosophers", "-profile"}, c.args...)...)
+		assert.Equal(t, exitUsage, code, "%q", c.args)
+		assert.Contains(t, errOut, c.say, "%q", c.args)
+	}
 }

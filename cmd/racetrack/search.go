@@ -150,6 +150,11 @@ func searchCmd(ctx context.Context, e *env, args []string) int {
 		return fail(e, "search", exitUsage, err)
 	}
 	if *profile {
+		for _, f := range []string{"strategy", "store", "nats"} {
+			if set[f] && (f != "strategy" || cfg.Strategy != check.BFS) {
+				return fail(e, "search", exitUsage, fmt.Errorf("-profile runs a bfs and prints its profile; it takes no -%s", f))
+			}
+		}
 		return profileCmd(e, cfg, *asJSON)
 	}
 	return search(ctx, e, "search", cfg, timeout, *store, *asJSON, *natsURL, args)

@@ -118,7 +118,10 @@ func ProfileSearch(reg *scenario.Registry, cfg Config) (Profile, error) {
 	return p, nil
 }
 
-type fieldKey struct{ group, field string }
+// fieldKey names a field by its group's id: titles may repeat (two such
+// fields rank by their counts; when those are equal too, the two lines
+// read the same in either order).
+type fieldKey struct{ id, title, field string }
 
 // profiler collects the distinct values (as hashes) of every view field
 // and every process's local state.
@@ -132,7 +135,7 @@ func (pr *profiler) add(w *sim.World) {
 	if v, ok := w.Model().(sim.Viewer); ok {
 		for _, g := range v.View(w).Groups {
 			for _, f := range g.Fields {
-				k := fieldKey{g.Title, f.Name}
+				k := fieldKey{g.ID, g.Title, f.Name}
 				if pr.fields[k] == nil {
 					pr.fields[k] = map[uint64]struct{}{}
 				}
@@ -195,7 +198,7 @@ func hashString(s string) uint64 {
 func (pr *profiler) ranked() ([]FieldProfile, []ProcProfile) {
 	fields := make([]FieldProfile, 0, len(pr.fields))
 	for k, vals := range pr.fields {
-		fields = append(fields, FieldProfile{Group: k.group, Field: k.field, Distinct: len(vals)})
+		fields = append(fields, FieldProfile{Group: k.title, Field: k.field, Distinct: len(vals)})
 	}
 	slices.SortFunc(fields, func(a, b FieldProfile) int {
 		return cmp.Or(cmp.Compare(b.Distinct, a.Distinct), strings.Compare(a.Group, b.Group), strings.Compare(a.Field, b.Field))
