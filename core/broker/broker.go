@@ -82,10 +82,10 @@ type Broker struct {
 	// bug needs.
 	RestartedBehind bool
 
-	actors            sim.Actors[*Broker]
-	replicas          [2]sim.ProcID
-	producer, control sim.ProcID
-	nodeOf            [2]sim.NodeID
+	actors   sim.Actors[*Broker]
+	replicas [2]sim.ProcID
+	producer sim.ProcID
+	nodeOf   [2]sim.NodeID
 }
 
 // New builds the model.
@@ -101,7 +101,7 @@ func (b *Broker) Init(w *sim.World) {
 		b.replicas[i] = b.actors.Add(w, b.nodeOf[i], -1, replicaName(i), replicaTable)
 	}
 	b.producer = b.actors.Add(w, w.AddNode("client"), -1, "producer", producerTable)
-	b.control = b.actors.Add(w, w.AddNode("controller"), -1, "controller", controllerTable)
+	b.actors.Add(w, w.AddNode("controller"), -1, "controller", controllerTable)
 	b.R[0].Leader = true
 	b.actors.Start(b, w)
 }
