@@ -114,7 +114,7 @@ func (b *Broker) Handle(w *sim.World, p *sim.Proc, ev *sim.Event) sim.Action {
 }
 
 // Describe says what a pending event would do.
-func (b *Broker) Describe(w *sim.World, ev *sim.Event) string { return b.actors.Describe(w, ev) }
+func (b *Broker) Describe(w *sim.World, ev *sim.Event) string { return b.actors.Describe(b, w, ev) }
 
 // Restart is the kernel's hook after w.Restart.
 func (b *Broker) Restart(w *sim.World, n sim.NodeID) { b.actors.Restart(b, w, n) }

@@ -44,6 +44,18 @@ type Handler[M any] struct {
 	match func(payload any) bool
 	step  func(m M, w *World, p *Proc, ev *Event) string
 	hook  func(m M, w *World, p *Proc)
+	// describe, when set, replaces "who says" for a row whose pending
+	// description depends on the state (Describing).
+	describe func(m M, w *World, ev *Event, who string) string
+}
+
+// Describing returns the row with a description that depends on the
+// state: describe says what ev would do, who being the actor's name ("b1:
+// the election timer times out"), in place of who and says. says still
+// names the row in errors and labels a step whose function returns "".
+func (h Handler[M]) Describing(describe func(m M, w *World, ev *Event, who string) string) Handler[M] {
+	h.describe = describe
+	return h
 }
 
 // On declares what an actor does when a message of type T arrives (the
@@ -172,9 +184,13 @@ func (a Handlers[M]) Handle(m M, w *World, p *Proc, ev *Event) Action {
 	return Local(did, 0)
 }
 
-// Describe says what ev would do if it ran next: who, then the row's says.
-func (a Handlers[M]) Describe(who string, ev *Event) string {
+// Describe says what ev would do if it ran next: who, then the row's says
+// (or what its Describing function says).
+func (a Handlers[M]) Describe(m M, w *World, who string, ev *Event) string {
 	if h := a.row(ev); h != nil {
+		if h.describe != nil {
+			return h.describe(m, w, ev, who)
+		}
 		return who + " " + h.says
 	}
 	return who + " has no handler for this event"
@@ -185,7 +201,7 @@ func (a Handlers[M]) Describe(who string, ev *Event) string {
 // it) and forwards the kernel's calls to it:
 //
 //	func (m *M) Handle(w, p, ev) sim.Action { return m.actors.Handle(m, w, p, ev) }
-//	func (m *M) Describe(w, ev) string     { return m.actors.Describe(w, ev) }
+//	func (m *M) Describe(w, ev) string     { return m.actors.Describe(m, w, ev) }
 //	func (m *M) Restart(w, n)              { m.actors.Restart(m, w, n) }
 type Actors[M any] struct {
 	tables []Handlers[M] // by process id; nil for a process with no table
@@ -224,8 +240,8 @@ func (as *Actors[M]) Handle(m M, w *World, p *Proc, ev *Event) Action {
 }
 
 // Describe says what ev would do, in the words of its actor's table.
-func (as *Actors[M]) Describe(w *World, ev *Event) string {
-	return as.Table(ev.Proc).Describe(w.ProcName(ev.Proc), ev)
+func (as *Actors[M]) Describe(m M, w *World, ev *Event) string {
+	return as.Table(ev.Proc).Describe(m, w, w.ProcName(ev.Proc), ev)
 }
 
 // Start runs every actor's OnStart row, in process order. Call it at the

@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -83,6 +84,8 @@ var pongTable = sim.Handlers[*rally]{
 	sim.OnTimer(tagPongTimer, "wakes up", func(m *rally, w *sim.World, p *sim.Proc, _ sim.Fired) string {
 		m.PongTimerFired = true
 		return ""
+	}).Describing(func(m *rally, w *sim.World, ev *sim.Event, who string) string {
+		return who + " wakes up, having returned " + strconv.Itoa(len(m.PongGot)) + " balls"
 	}),
 	sim.OnCrash("forgets the rally", func(m *rally, w *sim.World, p *sim.Proc) { m.PongVolatile = 0 }),
 	sim.OnRestart("comes back", func(m *rally, w *sim.World, p *sim.Proc) {
@@ -128,7 +131,7 @@ func (m *rally) Init(w *sim.World) {
 func (m *rally) Handle(w *sim.World, p *sim.Proc, ev *sim.Event) sim.Action {
 	return m.actors.Handle(m, w, p, ev)
 }
-func (m *rally) Describe(w *sim.World, ev *sim.Event) string { return m.actors.Describe(w, ev) }
+func (m *rally) Describe(w *sim.World, ev *sim.Event) string { return m.actors.Describe(m, w, ev) }
 func (m *rally) Restart(w *sim.World, n sim.NodeID)          { m.actors.Restart(m, w, n) }
 func (m *rally) Properties() []sim.Property                  { return nil }
 func (m *rally) Clone() sim.Model                            { c := *m; return &c }
@@ -163,6 +166,16 @@ func TestHandlersDispatchTypedAndDeriveLabels(t *testing.T) {
 	}
 	if len(m.PongGot) != 1 || m.PongGot[0] != 1 {
 		t.Fatalf("pong got %v, want [1]", m.PongGot)
+	}
+
+	// A row declared Describing says what depends on the state.
+	m = &rally{latency: sim.Millisecond, pongTimerAt: 5 * sim.Millisecond}
+	w = sim.NewWorld(m, 1, sim.NewRandomChooser(1), sim.Options{})
+	w.Step() // ping serves
+	w.Step() // pong returns the ball
+	pending = w.Pending()
+	if len(pending) != 1 || m.Describe(w, &pending[0]) != "pong wakes up, having returned 1 balls" {
+		t.Fatalf("pending %v", pending)
 	}
 }
 
