@@ -58,14 +58,15 @@ test-cli:
 test-examples:
 	cd examples/ownmodel && $(GO) vet ./... && GOOS=js GOARCH=wasm $(GO) vet . ./cmd/wasm && $(GO) test ./...
 
-# The developer loop: about 6 min on a fresh clone of a 2-core machine.
+# The developer loop (the aim: 6 min or less on a fresh clone, 2 quiet cores).
 test: wasm vet test-native test-wasm test-cli test-examples
 
 # The slow tier, which CI runs after make test: every test of every
 # package under the race detector, the long ones -short skips included;
-# the explorers' tests under wasm; every seed of the README's rates. Together with make test it runs
-# every test there is. The timeout is for core/check and core/vitess under
-# -race on a loaded machine (10 min, go test's default, is not enough).
+# the explorers' tests under wasm; every seed of the README's rates.
+# Together with make test it runs every test there is. The timeouts are
+# for core/check under -race and under Node on a loaded machine (go
+# test's default 10 min was not enough for either at a load of 15).
 test-full: test-race test-wasm-explorers test-sweeps
 
 test-race:
@@ -76,7 +77,7 @@ test-sweeps:
 	$(GO) test ./core/modeltest -run RatesHold -full
 
 # govulncheck with a database built offline from the golang.org/x/vulndb
-# module (.ci/vulncheck); CI runs it after make test.
+# module (.ci/vulncheck); CI runs it after make test and make test-full.
 vulncheck:
 	bash .ci/vulncheck
 
