@@ -221,6 +221,9 @@ func (c *Codec) decodeNet(r *reader, w *World) {
 		if r.err == nil && f > 3 {
 			r.failf("link flags %d", f)
 		}
+		if r.err != nil {
+			return
+		}
 		l.FIFO, l.Down = f&1 != 0, f&2 != 0
 		w.net.links[i] = l
 	}
@@ -230,6 +233,9 @@ func (c *Codec) decodeNet(r *reader, w *World) {
 		d := r.uvarint("FIFO horizon")
 		if r.err == nil && d > math.MaxInt64-uint64(max(w.now, 0)) {
 			r.failf("FIFO horizon %d beyond the time range", d)
+		}
+		if r.err != nil {
+			return
 		}
 		w.net.lastFIFO[i] = w.now + Time(d)
 	}
@@ -300,6 +306,9 @@ func (c *Codec) decodeViolations(r *reader, w *World, what string) []Violation {
 	out := make([]Violation, n)
 	for i := range out {
 		p := r.index(what+" property", len(w.props))
+		if r.err != nil {
+			return nil
+		}
 		v := Violation{Property: w.props[p].Name, Seed: w.seed}
 		step := r.uvarint(what + " step")
 		if r.err == nil && step > math.MaxInt32 {

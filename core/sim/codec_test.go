@@ -1,0 +1,257 @@
+package sim_test
+
+import (
+	"bytes"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/racetrack-sim/racetrack/core/sim"
+)
+
+// faultyTicker is the ticker of net_test.go with every kind of fault and
+// a FIFO link of random latency (so FIFO horizons lie ahead of now).
+func faultyTicker() *sim.World {
+	m := &ticker{
+		link: sim.Link{Min: sim.Millisecond, Max: 4 * sim.Millisecond, Res: sim.Millisecond, FIFO: true},
+		faults: []fault{{2 * sim.Millisecond, "partition"}, {3 * sim.Millisecond, "heal"},
+			{5 * sim.Millisecond, "crash"}, {7 * sim.Millisecond, "restart"}},
+	}
+	return sim.NewWorld(m, 1, sim.NewRandomChooser(1), sim.Options{})
+}
+
+// lockstep is a script of two threads sharing two mutexes and a
+// condition variable, untimed, so that every step is a choice.
+func lockstep() *sim.World {
+	s := &script{mutexes: []string{"a", "b"}, conds: []string{"c"}, threads: [][]sim.Action{
+		{sim.Lock(0, ""), sim.Wait(0, ""), sim.Lock(1, ""), sim.Unlock(1, ""), sim.Unlock(0, "")},
+		{sim.Lock(1, ""), sim.Unlock(1, ""), sim.Lock(0, ""), sim.Broadcast(0, ""), sim.Unlock(0, "")},
+		{sim.Lock(0, ""), sim.Signal(0, ""), sim.Unlock(0, "")},
+	}}
+	return sim.NewWorld(s, 1, sim.NewRandomChooser(1), sim.Options{})
+}
+
+// checkCodecOnRun encodes and decodes every state of runs of build's
+// world under several seeds, and requires the decoded copy to hash like
+// the original, encode to the same bytes, and then continue exactly as
+// the original does under the same choices. It returns how many states
+// it checked.
+func checkCodecOnRun(t *testing.T, build func() *sim.World, extra ...any) int {
+	t.Helper()
+	codec, err := sim.NewCodec(build(), extra...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	states := 0
+	for seed := uint64(1); seed <= 20; seed++ {
+		w := build()
+		w.SetChooser(sim.NewRandomChooser(seed))
+		for {
+			enc, err := codec.Append(nil, w)
+			if err != nil {
+				t.Fatalf("seed %d step %d: %v", seed, w.Steps(), err)
+			}
+			d, err := codec.Decode(enc)
+			if err != nil {
+				t.Fatalf("seed %d step %d: %v", seed, w.Steps(), err)
+			}
+			if again, _ := codec.Append(nil, d); !bytes.Equal(again, enc) {
+				t.Fatalf("seed %d step %d: decoded and encoded again, %x is not %x", seed, w.Steps(), again, enc)
+			}
+			a := w.Clone()
+			a.SetChooser(sim.NewRandomChooser(seed * 7))
+			d.SetChooser(sim.NewRandomChooser(seed * 7))
+			before := len(a.Schedule())
+			for {
+				if a.Hash() != d.Hash() || a.Steps() != d.Steps() || a.Now() != d.Now() || a.Stop() != d.Stop() ||
+					!slices.Equal(a.Schedule()[before:], d.Schedule()) || len(a.Violations()) != len(d.Violations()) {
+					t.Fatalf("seed %d: the copy decoded at step %d differs from the original at step %d", seed, w.Steps(), a.Steps())
+				}
+				ranA, ranD := a.Step(), d.Step()
+				if ranA != ranD {
+					t.Fatalf("seed %d: the copy decoded at step %d stepped %v, the original %v", seed, w.Steps(), ranD, ranA)
+				}
+				if !ranA {
+					break
+				}
+			}
+			states++
+			if !w.Step() {
+				break
+			}
+		}
+	}
+	return states
+}
+
+func TestCodecContinuesMessagesTimersAndFaults(t *testing.T) {
+	if n := checkCodecOnRun(t, faultyTicker, num(0)); n < 100 {
+		t.Fatalf("only %d states checked", n)
+	}
+}
+
+func TestCodecContinuesLocksAndConditionVariables(t *testing.T) {
+	if n := checkCodecOnRun(t, lockstep); n < 100 {
+		t.Fatalf("only %d states checked", n)
+	}
+}
+
+// An unlisted payload type is refused by name when a state holds one.
+func TestCodecRefusesAnUnlistedPayloadType(t *testing.T) {
+	w := faultyTicker()
+	codec, err := sim.NewCodec(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for w.Step() && !slices.ContainsFunc(w.Pending(), func(e sim.Event) bool { return e.Kind == sim.EvDeliver }) {
+	}
+	_, err = codec.Append(nil, w)
+	if !errors.Is(err, sim.ErrCodec) || err == nil || !strings.Contains(err.Error(), "sim_test.num is not a listed payload type") {
+		t.Fatalf("encoding a pending num message: %v, want it refused by type", err)
+	}
+}
+
+// holder is a model whose state is one field of type T.
+type holder[T any] struct {
+	pingPong
+	V T
+}
+
+func (h *holder[T]) Clone() sim.Model { c := *h; return &c }
+
+type node struct{ next *node }
+
+func TestCodecRefusesWhatReflectionCannotCarry(t *testing.T) {
+	for name, m := range map[string]sim.Model{
+		"field V: type func() is a func": &holder[func()]{},
+		"field V: type chan int is a chan": &holder[chan int]{},
+		"contains itself":                  &holder[node]{},
+		"field V: type complex128":         &holder[complex128]{},
+	} {
+		_, err := sim.NewCodec(sim.NewWorld(m, 1, sim.FirstChooser{}, sim.Options{}))
+		if !errors.Is(err, sim.ErrCodec) || !strings.Contains(err.Error(), name) {
+			t.Errorf("codec of %T: %v, want an error saying %q", m, err, name)
+		}
+	}
+}
+
+// tally keeps counts in a map and writes its own state (StateCodec).
+type tally struct {
+	pingPong
+	counts map[string]int
+}
+
+func (m *tally) Clone() sim.Model {
+	c := *m
+	c.counts = make(map[string]int, len(m.counts))
+	for k, v := range m.counts {
+		c.counts[k] = v
+	}
+	return &c
+}
+
+func TestCodecWritesMapsInKeyOrder(t *testing.T) {
+	a, b := &tally{counts: map[string]int{}}, &tally{counts: map[string]int{}}
+	keys := []string{"x", "yy", "z", "ab", "q", "r", "s", "t", "u", "v"}
+	for i, k := range keys {
+		a.counts[k] = i
+		b.counts[keys[len(keys)-1-i]] = len(keys) - 1 - i
+	}
+	wa := sim.NewWorld(a, 1, sim.FirstChooser{}, sim.Options{})
+	wb := sim.NewWorld(b, 1, sim.FirstChooser{}, sim.Options{})
+	codec, err := sim.NewCodec(sim.NewWorld(&tally{}, 1, sim.FirstChooser{}, sim.Options{}), ball{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ea, errA := codec.Append(nil, wa)
+	eb, errB := codec.Append(nil, wb)
+	if errA != nil || errB != nil || !bytes.Equal(ea, eb) {
+		t.Fatalf("equal maps built in different orders encode to %x and %x (%v, %v)", ea, eb, errA, errB)
+	}
+	d, err := codec.Decode(ea)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Model().(*tally).counts; len(got) != len(keys) || got["ab"] != 3 || got["v"] != 9 {
+		t.Fatalf("decoded map %v", got)
+	}
+}
+
+// counter writes its own state: one byte, its hits.
+type counter struct{ pingPong }
+
+func (m *counter) Clone() sim.Model { c := *m; return &c }
+func (m *counter) AppendState(buf []byte) ([]byte, error) {
+	return append(buf, 'C', byte(m.hits)), nil
+}
+func (m *counter) DecodeState(b []byte) error {
+	if len(b) != 2 || b[0] != 'C' {
+		return errors.New("not a counter")
+	}
+	m.hits = int(b[1])
+	return nil
+}
+
+func TestCodecUsesTheModelsOwnStateCodec(t *testing.T) {
+	build := func() *sim.World {
+		return sim.NewWorld(&counter{pingPong{limit: 5, link: sim.Link{Min: sim.Millisecond, Max: sim.Millisecond}}}, 1, sim.FirstChooser{}, sim.Options{})
+	}
+	checkCodecOnRun(t, build, ball{})
+	codec, _ := sim.NewCodec(build(), ball{})
+	w := build()
+	w.Step()
+	w.Step()
+	enc, err := codec.Append(nil, w)
+	if err != nil || !bytes.HasSuffix(enc, []byte{'C', 2}) {
+		t.Fatalf("encoding %x (%v) does not end with the model's own bytes C,2", enc, err)
+	}
+	enc[len(enc)-2] = 'X'
+	if _, err := codec.Decode(enc); err == nil || !strings.Contains(err.Error(), "the model's DecodeState: not a counter") {
+		t.Fatalf("decoding bytes the model refuses: %v", err)
+	}
+}
+
+func TestCodecRefusesAWorldThatFailed(t *testing.T) {
+	w := lockstep()
+	codec, _ := sim.NewCodec(w)
+	w.Failf("broken")
+	if _, err := codec.Append(nil, w); !errors.Is(err, sim.ErrCodec) {
+		t.Fatalf("encoding a failed world: %v", err)
+	}
+}
+
+// FuzzDecodeState feeds the decoder mutations of real encodings: it must
+// return an error or a world that encodes again and decodes to the same
+// state, and never panic.
+func FuzzDecodeState(f *testing.F) {
+	codec, err := sim.NewCodec(faultyTicker(), num(0))
+	if err != nil {
+		f.Fatal(err)
+	}
+	w := faultyTicker()
+	for w.Step() {
+		enc, err := codec.Append(nil, w)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(enc)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		d, err := codec.Decode(b)
+		if err != nil {
+			if !errors.Is(err, sim.ErrCodec) {
+				t.Fatalf("error %v does not wrap ErrCodec", err)
+			}
+			return
+		}
+		enc, err := codec.Append(nil, d)
+		if err != nil {
+			t.Fatalf("a decoded state does not encode: %v", err)
+		}
+		d2, err := codec.Decode(enc)
+		if err != nil || d2.Hash() != d.Hash() {
+			t.Fatalf("re-encoded state does not decode to the same state: %v", err)
+		}
+	})
+}
