@@ -124,7 +124,7 @@ type node struct{ next *node }
 
 func TestCodecRefusesWhatReflectionCannotCarry(t *testing.T) {
 	for name, m := range map[string]sim.Model{
-		"field V: type func() is a func": &holder[func()]{},
+		"field V: type func() is a func":   &holder[func()]{},
 		"field V: type chan int is a chan": &holder[chan int]{},
 		"contains itself":                  &holder[node]{},
 		"field V: type complex128":         &holder[complex128]{},
