@@ -29,6 +29,9 @@ type Codec struct {
 	// model is the model's own state codec, or nil for the reflective one.
 	model     StateCodec
 	modelType reflect.Type
+	// flat marks the model's fields whose values hold no memory of their
+	// own (flat): one equal to the template's is only a bit of a mask.
+	flat []bool
 }
 
 // NewCodec returns the codec of worlds built like template, which must
@@ -62,6 +65,9 @@ func NewCodec(template *World, extra ...any) (*Codec, error) {
 		return nil, fmt.Errorf("%w: model %s: %v", ErrCodec, t, err)
 	}
 	c.modelType = t
+	for i := range t.Elem().NumField() {
+		c.flat = append(c.flat, flat(t.Elem().Field(i).Type))
+	}
 	return c, nil
 }
 
@@ -302,10 +308,23 @@ func (c *Codec) appendModel(b []byte, m Model) ([]byte, error) {
 	if reflect.TypeOf(m) != c.modelType {
 		return b, fmt.Errorf("%w: model of type %T, the codec's is %s", ErrCodec, m, c.modelType)
 	}
-	e := valueEncoder{payloads: &c.payloads}
-	out, err := e.append(b, reflect.ValueOf(m).Elem(), reflect.ValueOf(c.tmpl.model).Elem())
-	if err != nil {
-		return b, fmt.Errorf("%w: model %s: %v", ErrCodec, c.modelType, err)
+	v, t := reflect.ValueOf(m).Elem(), reflect.ValueOf(c.tmpl.model).Elem()
+	mask := len(b)
+	b = append(b, make([]byte, (len(c.flat)+7)/8)...)
+	for i, f := range c.flat {
+		if f && v.Field(i).Equal(t.Field(i)) {
+			b[mask+i/8] |= 1 << (i % 8)
+		}
 	}
-	return out, nil
+	e := valueEncoder{payloads: &c.payloads}
+	for i := range c.flat {
+		if b[mask+i/8]&(1<<(i%8)) != 0 {
+			continue
+		}
+		var err error
+		if b, err = e.append(b, v.Field(i), t.Field(i)); err != nil {
+			return b, fmt.Errorf("%w: model %s: %s: %v", ErrCodec, c.modelType, c.modelType.Elem().Field(i).Name, err)
+		}
+	}
+	return b, nil
 }

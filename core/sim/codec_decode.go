@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 )
 
 // reader reads an encoded state, remembering the first error: every read
@@ -121,8 +122,7 @@ func (c *Codec) decode(b []byte) (*World, error) {
 	if v := r.byte1("version"); r.err == nil && v != codecVersion {
 		return nil, fmt.Errorf("version %d, this codec reads %d", v, codecVersion)
 	}
-	w := c.tmpl.Clone()
-	w.schedule = nil
+	w := c.tmpl.cloneKernel()
 	flags := r.uvarint("flags")
 	if stop := flags >> 2; r.err == nil && stop > uint64(StopError) {
 		return nil, fmt.Errorf("stop reason %d unknown", stop)
@@ -176,6 +176,24 @@ func (c *Codec) decode(b []byte) (*World, error) {
 	}
 	w.model = m
 	return w, nil
+}
+
+// cloneKernel copies the template's kernel tables that decoding writes
+// into, leaving the model and the queue to be decoded.
+func (w *World) cloneKernel() *World {
+	c := *w
+	c.schedule, c.ownsSchedule = nil, false
+	c.queue, c.cancelled = nil, nil
+	c.nodes = slices.Clone(w.nodes)
+	c.procs = slices.Clone(w.procs)
+	c.mutexes = slices.Clone(w.mutexes)
+	c.conds = slices.Clone(w.conds)
+	c.net.links = slices.Clone(w.net.links)
+	c.net.lastFIFO = slices.Clone(w.net.lastFIFO)
+	c.violated = slices.Clone(w.violated)
+	c.last = slices.Clone(w.last)
+	c.ties, c.tieProcs, c.tieIdx = nil, nil, nil
+	return &c
 }
 
 func (c *Codec) decodeProc(r *reader, w *World, i int) {
@@ -331,9 +349,25 @@ func (c *Codec) decodeModel(b []byte) (Model, error) {
 		return m, nil
 	}
 	pv := reflect.New(c.modelType.Elem())
-	d := valueDecoder{payloads: &c.payloads, b: b}
-	if err := d.decode(pv.Elem(), reflect.ValueOf(c.tmpl.model).Elem()); err != nil {
-		return nil, fmt.Errorf("model %s: %v", c.modelType, err)
+	v, t := pv.Elem(), reflect.ValueOf(c.tmpl.model).Elem()
+	n := (len(c.flat) + 7) / 8
+	if len(b) < n {
+		return nil, fmt.Errorf("model %s: truncated field mask", c.modelType)
+	}
+	mask := b[:n]
+	d := valueDecoder{payloads: &c.payloads, b: b[n:]}
+	for i := range n * 8 {
+		same := mask[i/8]&(1<<(i%8)) != 0
+		switch {
+		case same && (i >= len(c.flat) || !c.flat[i]):
+			return nil, fmt.Errorf("model %s: field mask bit %d set for no flat field", c.modelType, i)
+		case same:
+			alias(v.Field(i)).Set(alias(t.Field(i)))
+		case i < len(c.flat):
+			if err := d.decode(v.Field(i), t.Field(i)); err != nil {
+				return nil, fmt.Errorf("model %s: %s: %v", c.modelType, c.modelType.Elem().Field(i).Name, err)
+			}
+		}
 	}
 	if len(d.b) != 0 {
 		return nil, fmt.Errorf("model %s: %d bytes left over", c.modelType, len(d.b))

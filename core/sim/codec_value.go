@@ -54,6 +54,25 @@ func checkType(t reflect.Type, stack []reflect.Type) error {
 	return fmt.Errorf("type %s is a %s, which the reflective codec cannot carry (implement sim.StateCodec)", t, t.Kind())
 }
 
+// flat reports whether values of t hold no memory of their own (no
+// slice, map, pointer or interface), so that reflect can compare them.
+func flat(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Array:
+		return flat(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if !flat(t.Field(i).Type) {
+				return false
+			}
+		}
+		return true
+	case reflect.Slice, reflect.Map, reflect.Pointer, reflect.Interface, reflect.Func, reflect.Chan, reflect.UnsafePointer:
+		return false
+	}
+	return true
+}
+
 // at is t's element i, or no value when t has none.
 func at(t reflect.Value, i int) reflect.Value {
 	if !t.IsValid() || i >= t.Len() {
