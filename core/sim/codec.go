@@ -26,8 +26,9 @@ var ErrCodec = errors.New("sim: state codec")
 type Codec struct {
 	tmpl     *World
 	payloads payloadTable
-	// model is the model's own state codec, or nil for the reflective one.
-	model     StateCodec
+	// caps is the template's capabilities: with AppendState and
+	// DecodeState the model writes its own part, else reflection does.
+	caps      *Capabilities[Model]
 	modelType reflect.Type
 	// flat marks the model's fields whose values hold no memory of their
 	// own (flat): one equal to the template's is only a bit of a mask.
@@ -36,32 +37,35 @@ type Codec struct {
 
 // NewCodec returns the codec of worlds built like template, which must
 // not have stepped yet (it is the state every decoded world starts from
-// before its own state is written in). The model's part is its
-// StateCodec when it implements one, else derived by reflection; message
-// and timer payloads are the types it lists (PayloadLister) and extra.
+// before its own state is written in). The model's part is written by
+// its declared AppendState and DecodeState (Capabilities), else derived
+// by reflection; message payloads are of the types its PayloadTypes
+// lists, and extra's (for a model declaring none).
 // Types the reflective codec cannot carry are refused here, by field.
 func NewCodec(template *World, extra ...any) (*Codec, error) {
 	if template.steps != 0 {
 		return nil, fmt.Errorf("%w: the template has run %d steps; build the codec from a fresh world", ErrCodec, template.steps)
 	}
-	c := &Codec{tmpl: template.Clone()}
+	c := &Codec{tmpl: template.Clone(), caps: template.caps}
+	if err := c.caps.Check(); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCodec, err)
+	}
 	var listed []any
-	if pl, ok := template.model.(PayloadLister); ok {
-		listed = pl.PayloadTypes()
+	if c.caps.PayloadTypes != nil {
+		listed = c.caps.PayloadTypes(template.model)
 	}
 	var err error
 	if c.payloads, err = newPayloadTable(append(slices.Clone(listed), extra...)); err != nil {
 		return nil, err
 	}
-	if sc, ok := template.model.(StateCodec); ok {
-		c.model = sc
+	if c.caps.AppendState != nil {
 		return c, nil
 	}
 	t := reflect.TypeOf(template.model)
 	if t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
-		return nil, fmt.Errorf("%w: model type %s is not a pointer to a struct: implement sim.StateCodec", ErrCodec, t)
+		return nil, fmt.Errorf("%w: model type %s is not a pointer to a struct: declare AppendState and DecodeState (sim.Capabilities)", ErrCodec, t)
 	}
-	if err := checkType(t.Elem(), nil); err != nil {
+	if err := checkType(t.Elem(), nil, false); err != nil {
 		return nil, fmt.Errorf("%w: model %s: %v", ErrCodec, t, err)
 	}
 	c.modelType = t
@@ -298,8 +302,8 @@ func reverseBytes(x uint64) uint64 {
 }
 
 func (c *Codec) appendModel(b []byte, m Model) ([]byte, error) {
-	if c.model != nil {
-		out, err := m.(StateCodec).AppendState(b)
+	if c.caps.AppendState != nil {
+		out, err := c.caps.AppendState(m, b)
 		if err != nil {
 			return b, fmt.Errorf("%w: the model's AppendState: %v", ErrCodec, err)
 		}

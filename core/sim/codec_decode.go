@@ -341,9 +341,9 @@ func (c *Codec) decodeViolations(r *reader, w *World, what string) []Violation {
 }
 
 func (c *Codec) decodeModel(b []byte) (Model, error) {
-	if c.model != nil {
+	if c.caps.DecodeState != nil {
 		m := c.tmpl.model.Clone()
-		if err := m.(StateCodec).DecodeState(b); err != nil {
+		if err := c.caps.DecodeState(m, b); err != nil {
 			return nil, fmt.Errorf("the model's DecodeState: %v", err)
 		}
 		return m, nil

@@ -8,26 +8,6 @@ import (
 	"slices"
 )
 
-// StateCodec is implemented by models that write their own state for
-// the state codec (Codec) instead of leaving it to the reflective
-// default: faster, smaller, or for state reflection cannot carry.
-// AppendState appends the model's state to buf; DecodeState is called on
-// a Clone of the template's model and makes it the state AppendState
-// wrote, which is all of b (an error for bad bytes, never a panic).
-type StateCodec interface {
-	AppendState(buf []byte) ([]byte, error)
-	DecodeState(b []byte) error
-}
-
-// PayloadLister is implemented by models that send messages: it lists
-// one value of each type a message payload (or a model field of
-// interface type) may hold, so that the codec can name the type of a
-// payload in the bytes. Order does not matter; the codec sorts them by
-// type name, so that every process building the codec agrees.
-type PayloadLister interface {
-	PayloadTypes() []any
-}
-
 // payloadTable numbers the payload types by their sorted names.
 type payloadTable struct {
 	types []reflect.Type
@@ -44,7 +24,7 @@ func newPayloadTable(vals []any) (payloadTable, error) {
 		if _, dup := pt.index[t]; dup {
 			continue
 		}
-		if err := checkType(t, nil); err != nil {
+		if err := checkType(t, nil, false); err != nil {
 			return pt, fmt.Errorf("%w: payload type %s: %v", ErrCodec, t, err)
 		}
 		pt.index[t] = 0

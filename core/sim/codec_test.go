@@ -97,6 +97,14 @@ func TestCodecContinuesLocksAndConditionVariables(t *testing.T) {
 	}
 }
 
+func TestCodecRefusesHalfAStateCodec(t *testing.T) {
+	caps := sim.Capabilities[*counter]{DecodeState: func(*counter, []byte) error { return nil }}.Erase()
+	w := sim.NewWorld(&counter{}, 1, sim.FirstChooser{}, sim.Options{Capabilities: caps})
+	if _, err := sim.NewCodec(w); !errors.Is(err, sim.ErrCodec) || !strings.Contains(err.Error(), "AppendState and DecodeState go together") {
+		t.Fatalf("a codec with DecodeState alone: %v", err)
+	}
+}
+
 // An unlisted payload type is refused by name when a state holds one.
 func TestCodecRefusesAnUnlistedPayloadType(t *testing.T) {
 	w := faultyTicker()
@@ -120,13 +128,13 @@ type holder[T any] struct {
 
 func (h *holder[T]) Clone() sim.Model { c := *h; return &c }
 
-type node struct{ next *node }
+type cyclic struct{ next *cyclic }
 
 func TestCodecRefusesWhatReflectionCannotCarry(t *testing.T) {
 	for name, m := range map[string]sim.Model{
 		"field V: type func() is a func":   &holder[func()]{},
 		"field V: type chan int is a chan": &holder[chan int]{},
-		"contains itself":                  &holder[node]{},
+		"contains itself":                  &holder[cyclic]{},
 		"field V: type complex128":         &holder[complex128]{},
 	} {
 		_, err := sim.NewCodec(sim.NewWorld(m, 1, sim.FirstChooser{}, sim.Options{}))
@@ -182,20 +190,22 @@ func TestCodecWritesMapsInKeyOrder(t *testing.T) {
 type counter struct{ pingPong }
 
 func (m *counter) Clone() sim.Model { c := *m; return &c }
-func (m *counter) AppendState(buf []byte) ([]byte, error) {
-	return append(buf, 'C', byte(m.hits)), nil
-}
-func (m *counter) DecodeState(b []byte) error {
-	if len(b) != 2 || b[0] != 'C' {
-		return errors.New("not a counter")
-	}
-	m.hits = int(b[1])
-	return nil
-}
+
+var counterCaps = sim.Capabilities[*counter]{
+	AppendState: func(m *counter, buf []byte) ([]byte, error) { return append(buf, 'C', byte(m.hits)), nil },
+	DecodeState: func(m *counter, b []byte) error {
+		if len(b) != 2 || b[0] != 'C' {
+			return errors.New("not a counter")
+		}
+		m.hits = int(b[1])
+		return nil
+	},
+}.Erase()
 
 func TestCodecUsesTheModelsOwnStateCodec(t *testing.T) {
 	build := func() *sim.World {
-		return sim.NewWorld(&counter{pingPong{limit: 5, link: sim.Link{Min: sim.Millisecond, Max: sim.Millisecond}}}, 1, sim.FirstChooser{}, sim.Options{})
+		m := &counter{pingPong{limit: 5, link: sim.Link{Min: sim.Millisecond, Max: sim.Millisecond}}}
+		return sim.NewWorld(m, 1, sim.FirstChooser{}, sim.Options{Capabilities: counterCaps})
 	}
 	checkCodecOnRun(t, build, ball{})
 	codec, _ := sim.NewCodec(build(), ball{})

@@ -24,11 +24,14 @@ const (
 )
 
 // checkType refuses what the reflective codec cannot carry: funcs,
-// channels, unsafe pointers, complex numbers, and types that contain
-// themselves (whose values may be cycles).
-func checkType(t reflect.Type, stack []reflect.Type) error {
+// channels, unsafe pointers and complex numbers held by value, and types
+// that contain themselves (whose values may be cycles). Behind a slice,
+// map or pointer (shared) a func or channel is accepted, to be written
+// only as the template's memory (a table of handlers filled in Init and
+// shared by every copy): any other value of it fails to encode.
+func checkType(t reflect.Type, stack []reflect.Type, shared bool) error {
 	if slices.Contains(stack, t) {
-		return fmt.Errorf("type %s contains itself (its values may be cycles, which the reflective codec cannot carry: implement sim.StateCodec)", t)
+		return fmt.Errorf("type %s contains itself (its values may be cycles, which the reflective codec cannot carry: declare AppendState and DecodeState)", t)
 	}
 	stack = append(stack, t)
 	switch t.Kind() {
@@ -36,22 +39,28 @@ func checkType(t reflect.Type, stack []reflect.Type) error {
 		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		return nil
-	case reflect.Array, reflect.Slice, reflect.Pointer:
-		return checkType(t.Elem(), stack)
+	case reflect.Func, reflect.Chan:
+		if shared {
+			return nil
+		}
+	case reflect.Array:
+		return checkType(t.Elem(), stack, shared)
+	case reflect.Slice, reflect.Pointer:
+		return checkType(t.Elem(), stack, true)
 	case reflect.Map:
-		if err := checkType(t.Key(), stack); err != nil {
+		if err := checkType(t.Key(), stack, true); err != nil {
 			return fmt.Errorf("map key: %w", err)
 		}
-		return checkType(t.Elem(), stack)
+		return checkType(t.Elem(), stack, true)
 	case reflect.Struct:
 		for i := range t.NumField() {
-			if err := checkType(t.Field(i).Type, stack); err != nil {
+			if err := checkType(t.Field(i).Type, stack, shared); err != nil {
 				return fmt.Errorf("field %s: %w", t.Field(i).Name, err)
 			}
 		}
 		return nil
 	}
-	return fmt.Errorf("type %s is a %s, which the reflective codec cannot carry (implement sim.StateCodec)", t, t.Kind())
+	return fmt.Errorf("type %s is a %s, which the reflective codec cannot carry (declare AppendState and DecodeState)", t, t.Kind())
 }
 
 // flat reports whether values of t hold no memory of their own (no
@@ -156,7 +165,7 @@ func (e *valueEncoder) append(b []byte, v, t reflect.Value) ([]byte, error) {
 	case reflect.Map:
 		return e.appendMap(b, v)
 	}
-	return b, fmt.Errorf("type %s cannot be encoded", v.Type())
+	return b, fmt.Errorf("a %s that is not the template's cannot be encoded", v.Type())
 }
 
 // appendMap writes a map's entries sorted by their keys' encodings.
@@ -361,5 +370,5 @@ func (d *valueDecoder) decodeRef(v, s, t reflect.Value) error {
 		s.Set(m)
 		return nil
 	}
-	return fmt.Errorf("type %s cannot be decoded", v.Type())
+	return fmt.Errorf("a %s can only be the template's (tag %d)", v.Type(), tag)
 }
