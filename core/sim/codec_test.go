@@ -265,3 +265,38 @@ func FuzzDecodeState(f *testing.F) {
 		}
 	})
 }
+
+// dispatch keeps a table of funcs filled in Init and shared by its copies,
+// as sim.Actors does.
+type dispatch struct {
+	pingPong
+	table []func() int
+}
+
+func (m *dispatch) Init(w *sim.World) {
+	m.pingPong.Init(w)
+	m.table = []func() int{func() int { return 1 }}
+}
+func (m *dispatch) Clone() sim.Model { c := *m; return &c }
+
+func TestCodecCarriesFuncsOnlyAsTheTemplates(t *testing.T) {
+	template := sim.NewWorld(&dispatch{}, 1, sim.FirstChooser{}, sim.Options{})
+	codec, err := sim.NewCodec(template)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := template.Clone()
+	w.Step()
+	enc, err := codec.Append(nil, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := codec.Decode(enc)
+	if err != nil || d.Model().(*dispatch).table[0]() != 1 || d.Hash() != w.Hash() {
+		t.Fatalf("a copy of the template decodes to %v (%v)", d, err)
+	}
+	other := sim.NewWorld(&dispatch{}, 1, sim.FirstChooser{}, sim.Options{})
+	if _, err := codec.Append(nil, other); err == nil || !strings.Contains(err.Error(), "table: [0]: a func() int that is not the template's") {
+		t.Fatalf("encoding a world whose func table is its own: %v, want it refused by field", err)
+	}
+}

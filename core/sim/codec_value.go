@@ -138,6 +138,13 @@ func (e *valueEncoder) append(b []byte, v, t reflect.Value) ([]byte, error) {
 			return append(b, refNil), nil
 		}
 		return e.payloads.appendValue(b, v.Elem())
+	case reflect.Func, reflect.Chan:
+		// Equal code pointers do not make closures equal: a func is
+		// carried only inside the template's memory (above it), or nil.
+		if v.IsNil() {
+			return append(b, refNil), nil
+		}
+		return b, fmt.Errorf("a %s that is not the template's cannot be encoded", v.Type())
 	}
 	// A slice, map or pointer.
 	switch {
@@ -165,7 +172,7 @@ func (e *valueEncoder) append(b []byte, v, t reflect.Value) ([]byte, error) {
 	case reflect.Map:
 		return e.appendMap(b, v)
 	}
-	return b, fmt.Errorf("a %s that is not the template's cannot be encoded", v.Type())
+	return b, fmt.Errorf("type %s cannot be encoded", v.Type())
 }
 
 // appendMap writes a map's entries sorted by their keys' encodings.
@@ -313,6 +320,8 @@ func (d *valueDecoder) decodeRef(v, s, t reflect.Value) error {
 	switch {
 	case tag == refNil:
 		return nil
+	case v.Kind() == reflect.Func || v.Kind() == reflect.Chan:
+		return fmt.Errorf("a %s can only be nil or inside the template's memory (tag %d)", v.Type(), tag)
 	case tag == refTemplate:
 		if !t.IsValid() || t.IsNil() {
 			return fmt.Errorf("%s: the template has none to share", v.Type())
@@ -370,5 +379,5 @@ func (d *valueDecoder) decodeRef(v, s, t reflect.Value) error {
 		s.Set(m)
 		return nil
 	}
-	return fmt.Errorf("a %s can only be the template's (tag %d)", v.Type(), tag)
+	return fmt.Errorf("type %s cannot be decoded", v.Type())
 }
