@@ -142,6 +142,16 @@ func BenchmarkCodec(b *testing.B) {
 				i++
 			}
 		})
+		b.Run(cs.name+"/decode-into", func(b *testing.B) {
+			var w *sim.World
+			i := 0
+			for b.Loop() {
+				if w, err = codec.DecodeInto(w, encs[i%len(encs)]); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
 		b.Run(cs.name+"/replay", func(b *testing.B) {
 			i := 0
 			for b.Loop() {

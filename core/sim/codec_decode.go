@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"slices"
 )
 
 // reader reads an encoded state, remembering the first error: every read
@@ -109,20 +108,27 @@ func (r *reader) str(what string) string {
 // Decode reads a state Append wrote into a new world of the template's
 // model, with no chooser (SetChooser) and no trace. Bad bytes return an
 // error naming what was wrong, never a world.
-func (c *Codec) Decode(b []byte) (*World, error) {
-	w, err := c.decode(b)
+func (c *Codec) Decode(b []byte) (*World, error) { return c.DecodeInto(nil, b) }
+
+// DecodeInto is Decode into dst's memory: the kernel's tables of dst (a
+// world of this codec's model, decoded or cloned) are reused, as
+// SnapshotInto reuses them, so that a worker decoding state after state
+// allocates little. Nothing may use dst's previous state afterwards,
+// whether decoding succeeds or not. A nil dst gets fresh memory.
+func (c *Codec) DecodeInto(dst *World, b []byte) (*World, error) {
+	w, err := c.decode(dst, b)
 	if err != nil {
 		return nil, fmt.Errorf("%w: decode: %v", ErrCodec, err)
 	}
 	return w, nil
 }
 
-func (c *Codec) decode(b []byte) (*World, error) {
+func (c *Codec) decode(dst *World, b []byte) (*World, error) {
 	r := &reader{b: b}
 	if v := r.byte1("version"); r.err == nil && v != codecVersion {
 		return nil, fmt.Errorf("version %d, this codec reads %d", v, codecVersion)
 	}
-	w := c.tmpl.cloneKernel()
+	w := c.tmpl.kernelInto(dst)
 	flags := r.uvarint("flags")
 	if stop := flags >> 2; r.err == nil && stop > uint64(StopError) {
 		return nil, fmt.Errorf("stop reason %d unknown", stop)
@@ -178,22 +184,28 @@ func (c *Codec) decode(b []byte) (*World, error) {
 	return w, nil
 }
 
-// cloneKernel copies the template's kernel tables that decoding writes
-// into, leaving the model and the queue to be decoded.
-func (w *World) cloneKernel() *World {
-	c := *w
-	c.schedule, c.ownsSchedule = nil, false
-	c.queue, c.cancelled = nil, nil
-	c.nodes = slices.Clone(w.nodes)
-	c.procs = slices.Clone(w.procs)
-	c.mutexes = slices.Clone(w.mutexes)
-	c.conds = slices.Clone(w.conds)
-	c.net.links = slices.Clone(w.net.links)
-	c.net.lastFIFO = slices.Clone(w.net.lastFIFO)
-	c.violated = slices.Clone(w.violated)
-	c.last = slices.Clone(w.last)
-	c.ties, c.tieProcs, c.tieIdx = nil, nil, nil
-	return &c
+// kernelInto copies the template's kernel tables that decoding writes
+// into dst's memory (fresh memory when dst is nil), leaving the model
+// and the queue to be decoded.
+func (w *World) kernelInto(dst *World) *World {
+	if dst == nil {
+		dst = &World{}
+	}
+	queue, nodes, procs, mutexes, conds := dst.queue, dst.nodes, dst.procs, dst.mutexes, dst.conds
+	links, lastFIFO, violated, last := dst.net.links, dst.net.lastFIFO, dst.violated, dst.last
+	*dst = *w
+	dst.schedule, dst.ownsSchedule = nil, false
+	dst.queue, dst.cancelled = queue[:0], nil
+	dst.nodes = append(nodes[:0], w.nodes...)
+	dst.procs = append(procs[:0], w.procs...)
+	dst.mutexes = append(mutexes[:0], w.mutexes...)
+	dst.conds = append(conds[:0], w.conds...)
+	dst.net.links = append(links[:0], w.net.links...)
+	dst.net.lastFIFO = append(lastFIFO[:0], w.net.lastFIFO...)
+	dst.violated = append(violated[:0], w.violated...)
+	dst.last = append(last[:0], w.last...)
+	dst.ties, dst.tieProcs, dst.tieIdx = nil, nil, nil
+	return dst
 }
 
 func (c *Codec) decodeProc(r *reader, w *World, i int) {
@@ -264,8 +276,10 @@ func (c *Codec) decodeQueue(r *reader, w *World) {
 	if r.err != nil {
 		return
 	}
-	w.queue = make(eventQueue, 0, n)
-	w.cancelled = nil
+	if cap(w.queue) < n {
+		w.queue = make(eventQueue, 0, n)
+	}
+	w.queue, w.cancelled = w.queue[:0], nil
 	at := w.now
 	for i := 0; i < n && r.err == nil; i++ {
 		d := r.uvarint("event time")

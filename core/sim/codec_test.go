@@ -44,6 +44,7 @@ func checkCodecOnRun(t *testing.T, build func() *sim.World, extra ...any) int {
 		t.Fatal(err)
 	}
 	states := 0
+	var recycled *sim.World
 	for seed := uint64(1); seed <= 20; seed++ {
 		w := build()
 		w.SetChooser(sim.NewRandomChooser(seed))
@@ -59,6 +60,15 @@ func checkCodecOnRun(t *testing.T, build func() *sim.World, extra ...any) int {
 			if again, _ := codec.Append(nil, d); !bytes.Equal(again, enc) {
 				t.Fatalf("seed %d step %d: decoded and encoded again, %x is not %x", seed, w.Steps(), again, enc)
 			}
+			// Into the memory of the last state decoded, stepped since.
+			if recycled, err = codec.DecodeInto(recycled, enc); err != nil || recycled.Hash() != w.Hash() {
+				t.Fatalf("seed %d step %d: decoded into a used world: %v", seed, w.Steps(), err)
+			}
+			if again, _ := codec.Append(nil, recycled); !bytes.Equal(again, enc) {
+				t.Fatalf("seed %d step %d: decoded into a used world and encoded again, %x is not %x", seed, w.Steps(), again, enc)
+			}
+			recycled.SetChooser(sim.NewRandomChooser(seed))
+			recycled.Step()
 			a := w.Clone()
 			a.SetChooser(sim.NewRandomChooser(seed * 7))
 			d.SetChooser(sim.NewRandomChooser(seed * 7))
