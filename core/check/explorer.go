@@ -102,6 +102,10 @@ type Result struct {
 	OriginalLength int  `json:"originalLength,omitempty"`
 	// Error says why a search stopped early, if it did.
 	Error string `json:"error,omitempty"`
+	// Stop says why the search ended and the limit it reached (the zero
+	// Stop while it runs; a transport that stops it sets seconds or
+	// cancel).
+	Stop Stop `json:"stop"`
 }
 
 // finding is a counterexample.
@@ -270,6 +274,7 @@ func (x *Explorer) Result() Result {
 		Transitions: x.prog.Transitions,
 		Runs:        x.prog.Runs,
 		Depth:       x.prog.Depth,
+		Stop:        x.stop(),
 	}
 	switch x.cfg.Strategy {
 	case Random:

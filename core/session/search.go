@@ -353,6 +353,12 @@ func (q *Search) Run(h Hooks) SearchResult {
 		}
 	}
 	res.Result = q.x.Result()
+	switch {
+	case res.Cancelled:
+		res.Stop = check.LimitStop(check.StopCancel, 0)
+	case res.TimedOut:
+		res.Stop = check.LimitStop(check.StopSeconds, q.seconds)
+	}
 	return res
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/racetrack-sim/racetrack/core/catalog"
+	"github.com/racetrack-sim/racetrack/core/check"
 	"github.com/racetrack-sim/racetrack/core/scenario"
 	"github.com/racetrack-sim/racetrack/core/session"
 	"github.com/racetrack-sim/racetrack/core/sim"
@@ -364,7 +365,7 @@ func TestSearchDefaultsAndCancel(t *testing.T) {
 	c := &clock{tick: time.Millisecond}
 	var reports int
 	res := search(t, s, "a", req, session.Hooks{Elapsed: c.elapsed, Progress: func(session.SearchProgress) { reports++ }})
-	if !res.Found || res.Counterexample == nil || res.Cancelled || res.TimedOut {
+	if !res.Found || res.Counterexample == nil || res.Cancelled || res.TimedOut || res.Stop.Reason != check.StopFound {
 		t.Fatalf("bfs on the philosophers: %+v", res)
 	}
 	if !res.Reductions.Sleep || !res.Reductions.Symmetry {
@@ -386,7 +387,7 @@ func TestSearchDefaultsAndCancel(t *testing.T) {
 			}
 		}
 	}})
-	if !res.Cancelled || res.Runs == 0 || res.Runs >= 1_000_000 {
+	if !res.Cancelled || res.Runs == 0 || res.Runs >= 1_000_000 || res.Stop.Reason != check.StopCancel {
 		t.Fatalf("cancelled search: %+v", res)
 	}
 	gone := call[session.Cancelled](t, s, "cancel", map[string]any{"id": "c"})
@@ -397,8 +398,11 @@ func TestSearchDefaultsAndCancel(t *testing.T) {
 	// The time budget is the transport's clock.
 	rnd.Budget.Seconds = 1
 	res = search(t, s, "e", rnd, session.Hooks{Elapsed: (&clock{tick: 100 * time.Millisecond}).elapsed})
-	if !res.TimedOut || res.Cancelled {
+	if !res.TimedOut || res.Cancelled || res.Stop != (check.Stop{Reason: check.StopSeconds, Limit: 1, Raise: "budget.seconds", Message: "stopped at 1s: raise budget.seconds"}) {
 		t.Fatalf("search past its seconds: %+v", res)
+	}
+	if res.Verdict != check.VerdictNone {
+		t.Fatalf("search past its seconds: verdict %q, want %q", res.Verdict, check.VerdictNone)
 	}
 }
 
