@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
-	"strings"
 	"sync"
 	"time"
 
@@ -67,7 +66,7 @@ func (s *Server) newRun(spec scenario.RunSpec) (*recording, error) {
 	}
 	rec, err := s.timelines.get(ns.ID(), func() (*recording, error) { return s.execute(ns) })
 	if err != nil {
-		return nil, restError(err, "")
+		return nil, problemOf(err)
 	}
 	if err := s.store.PutRun(rec.spec); err != nil {
 		rec.drop()
@@ -81,58 +80,9 @@ func (s *Server) newRun(spec scenario.RunSpec) (*recording, error) {
 func (s *Server) normalize(spec scenario.RunSpec) (scenario.RunSpec, error) {
 	ns, err := s.rules.Normalize(spec)
 	if err != nil {
-		return ns, restError(err, "spec")
+		return ns, problemOf(err)
 	}
 	return ns, nil
-}
-
-// restError renders a core or session error as a problem; a field inside
-// the argument prefix (spec.maxSteps) is named as the body's (maxSteps).
-func restError(err error, prefix string) error {
-	if err == nil {
-		return nil
-	}
-	var p *Problem
-	if errors.As(err, &p) {
-		return err
-	}
-	if fp := fromFieldErrors(err, false); fp != nil {
-		return fp
-	}
-	e := session.AsError(err, "")
-	if e.Code == session.CodeInternal {
-		return err
-	}
-	field := e.Field
-	if prefix != "" {
-		if field == prefix {
-			field = "body"
-		} else if rest, ok := strings.CutPrefix(field, prefix+"."); ok {
-			field = rest
-		}
-	}
-	q := newProblem(e.Status(), e.Code, problemTitle(e.Status()), field, "%s", e.Message)
-	if e.Code == session.CodeBusy {
-		q.retryAfter = 1
-	}
-	if field != "" && field != "body" {
-		q.Detail = field + ": " + e.Message
-	}
-	return q
-}
-
-func problemTitle(status int) string {
-	switch status {
-	case http.StatusBadRequest:
-		return "Bad request"
-	case http.StatusNotFound:
-		return "Not found"
-	case http.StatusRequestEntityTooLarge:
-		return "Request body too large"
-	case http.StatusTooManyRequests:
-		return "Too many requests"
-	}
-	return "Invalid value"
 }
 
 // execute runs a normalised spec with tracing, within a run slot and

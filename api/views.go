@@ -65,7 +65,7 @@ func withStep[T any](s *Server, of func(*timeline.Timeline, int) (T, error)) htt
 func view(w http.ResponseWriter, r *http.Request, f func() (any, error)) {
 	v, err := f()
 	if err != nil {
-		writeError(w, r, restError(err, ""))
+		writeError(w, r, problemOf(err))
 		return
 	}
 	writeJSON(w, http.StatusOK, v)
@@ -146,7 +146,7 @@ func (s *Server) getDiagram(w http.ResponseWriter, r *http.Request) {
 	}
 	d, err := session.Layout(rec.tl, from, to)
 	if err != nil {
-		writeError(w, r, restError(err, ""))
+		writeError(w, r, problemOf(err))
 		return
 	}
 	w.Header().Set("Content-Type", "image/svg+xml")
@@ -165,7 +165,7 @@ func (s *Server) getExport(w http.ResponseWriter, r *http.Request) {
 	}
 	f, write, err := exportWriter(r.URL.Query().Get("format"), nil)
 	if err != nil {
-		writeError(w, r, restError(err, ""))
+		writeError(w, r, problemOf(err))
 		return
 	}
 	if f.ID == "svg" {
@@ -204,7 +204,7 @@ func (s *Server) createFork(w http.ResponseWriter, r *http.Request) {
 	}
 	b, err := rec.tl.Branch(req.Step, req.Choice, req.Option)
 	if err != nil {
-		writeError(w, r, restError(err, ""))
+		writeError(w, r, problemOf(err))
 		return
 	}
 	child, err := s.newRun(b.Spec)

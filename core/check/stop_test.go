@@ -64,3 +64,33 @@ func TestLimitStopSaysTheLimitAndTheField(t *testing.T) {
 		}
 	}
 }
+
+// A lowered states budget is the one the search stops at; a search that
+// has expanded a state, or another strategy, keeps its budget.
+func TestLowerStatesIsTheBudgetTheSearchStopsAt(t *testing.T) {
+	reg := catalog.New()
+	x, err := check.New(reg, check.Config{Scenario: "vitess-messager", Preset: "lock-level", Variant: "fixed", Strategy: check.BFS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := x.LowerStates(x.Config().Budget.States + 1); err == nil {
+		t.Fatal("raising the budget was accepted")
+	}
+	if err := x.LowerStates(250); err != nil {
+		t.Fatal(err)
+	}
+	r := x.Run()
+	if r.Bounds.States != 250 || r.Stop.Limit != 250 || r.Stop.Reason != check.StopStates {
+		t.Fatalf("bounds %+v, stop %+v, %d states; want the lowered budget of 250", r.Bounds, r.Stop, r.States)
+	}
+	if err := x.LowerStates(100); err == nil {
+		t.Fatal("a finished search's budget was lowered")
+	}
+	rnd, err := check.New(reg, check.Config{Scenario: "vitess-messager", Strategy: check.Random, Budget: check.Budget{Runs: 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rnd.LowerStates(10); err == nil {
+		t.Fatal("random took a states budget")
+	}
+}

@@ -85,7 +85,10 @@ func DecodeStrict(data []byte, v any) error {
 func jsonFieldError(err error) error {
 	var te *json.UnmarshalTypeError
 	var se *json.SyntaxError
+	var fe *FieldError
 	switch {
+	case errors.As(err, &fe):
+		return fe // a value's own decoder named its field (a nested UnmarshalJSON)
 	case errors.As(err, &te):
 		field := te.Field
 		if field == "" {

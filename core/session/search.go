@@ -163,7 +163,7 @@ func (s *Session) Plan(req SearchRequest) (*Search, error) {
 	if err != nil {
 		return nil, AsError(err, "")
 	}
-	return &Search{x: x, budget: ProgressBudget(x.Config()), seconds: seconds}, nil
+	return NewSearch(x, seconds), nil
 }
 
 // ProgressBudget is the budget a search's progress counts towards: its
@@ -296,6 +296,13 @@ type Hooks struct {
 	// reports its progress (nil: the explorer's Step, on the caller's
 	// goroutine).
 	Step func(x *check.Explorer, n int) check.Progress
+	// Cancelled reports whether the transport stopped the search (a
+	// request's context, a signal); nil: only the session's cancel.
+	Cancelled func() bool
+	// Found receives the result once, when the search first finds a
+	// counterexample, before shrinking it (a transport that must not lose
+	// it keeps it then).
+	Found func(check.Result)
 }
 
 // Stepper is a pipe that runs a search's work on several goroutines
@@ -317,9 +324,13 @@ const (
 )
 
 // Run steps the search until it ends, is cancelled or runs out of time,
-// and forgets it in its session.
+// and forgets it in its session. It is the one stepping loop of every
+// transport: the session's pipes, the server's search jobs and the
+// command line.
 func (q *Search) Run(h Hooks) SearchResult {
-	defer delete(q.s.searches, q.id)
+	if q.s != nil {
+		defer delete(q.s.searches, q.id)
+	}
 	deadline := time.Duration(q.seconds * float64(time.Second))
 	lastReport := time.Duration(0)
 	slice := 1
@@ -328,11 +339,16 @@ func (q *Search) Run(h Hooks) SearchResult {
 	if step == nil {
 		step = (*check.Explorer).Step
 	}
+	found := false
 	for {
 		t0 := h.Elapsed()
 		p := step(q.x, slice)
 		now := h.Elapsed()
 		slice = NextSlice(slice, now-t0)
+		if p.Found && !found && h.Found != nil {
+			found = true
+			h.Found(q.x.Result())
+		}
 		if p.Done {
 			break
 		}
@@ -343,11 +359,11 @@ func (q *Search) Run(h Hooks) SearchResult {
 		if h.Yield != nil {
 			h.Yield()
 		}
-		if q.cancelled {
+		if q.cancelled || (h.Cancelled != nil && h.Cancelled()) {
 			res.Cancelled = true
 			break
 		}
-		if h.Elapsed() >= deadline {
+		if q.seconds > 0 && h.Elapsed() >= deadline {
 			res.TimedOut = true
 			break
 		}
@@ -360,6 +376,13 @@ func (q *Search) Run(h Hooks) SearchResult {
 		res.Stop = check.LimitStop(check.StopSeconds, q.seconds)
 	}
 	return res
+}
+
+// NewSearch is a search of x that a transport steps with Run, stopped
+// after seconds of its clock (0: no time limit): the command line's, whose
+// explorer comes from a check.Config its flags wrote.
+func NewSearch(x *check.Explorer, seconds float64) *Search {
+	return &Search{x: x, budget: ProgressBudget(x.Config()), seconds: seconds}
 }
 
 // Explorer is the search's explorer, for a transport that steps it on

@@ -1,9 +1,7 @@
 package session
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -211,14 +209,7 @@ func decode(args json.RawMessage, v any) error {
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
-	dec := json.NewDecoder(bytes.NewReader(args))
-	dec.DisallowUnknownFields()
-	dec.UseNumber()
-	err := dec.Decode(v)
-	var nested *scenario.FieldError
-	if !errors.As(err, &nested) {
-		err = scenario.DecodeStrict(args, v)
-	}
+	err := scenario.DecodeStrict(args, v)
 	if err == nil {
 		return nil
 	}
