@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,7 +11,18 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/racetrack-sim/racetrack/cmd/racetrack/cli"
 )
+
+// racetrack runs one command line of the racetrack program in process
+// and returns its exit code, standard output and standard error.
+func racetrack(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := racetrackProgram.Run(context.Background(), args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
 
 // TestNewModelIsTheExample: the module `racetrack new model` writes is
 // examples/ownmodel with another name, so the example's tests (make
@@ -36,7 +49,7 @@ func TestNewModelBuildsAndPasses(t *testing.T) {
 	}
 	dir := filepath.Join(t.TempDir(), "lease")
 	code, out, errOut := racetrack(t, "new", "model", "lease", "-module", "example.com/lease", "-dir", dir, "-replace", "../..")
-	require.Equal(t, exitHolds, code, "%s%s", out, errOut)
+	require.Equal(t, cli.ExitHolds, code, "%s%s", out, errOut)
 	assert.Contains(t, out, "go mod tidy")
 	sum, err := os.ReadFile("../../examples/ownmodel/go.sum")
 	require.NoError(t, err)
@@ -53,11 +66,11 @@ func TestNewModelBuildsAndPasses(t *testing.T) {
 	assert.Contains(t, string(src), `ID:      "lease",`)
 
 	code, out, _ = racetrack(t, "new", "model", "other", "-dir", filepath.Join(t.TempDir(), "other"))
-	require.Equal(t, exitHolds, code)
+	require.Equal(t, cli.ExitHolds, code)
 	assert.Contains(t, out, "development build", "a test binary is not a released module: it says how to build the module")
 
 	code, _, errOut = racetrack(t, "new", "model", "lease", "-dir", dir)
-	assert.Equal(t, exitUsage, code)
+	assert.Equal(t, cli.ExitUsage, code)
 	assert.Contains(t, errOut, "not empty")
 }
 
@@ -76,7 +89,7 @@ func TestNewModelBadInput(t *testing.T) {
 		{[]string{"new", "model", "lease", "stray"}, "unexpected argument"},
 	} {
 		code, _, errOut := racetrack(t, c.args...)
-		assert.Equal(t, exitUsage, code, "%q", c.args)
+		assert.Equal(t, cli.ExitUsage, code, "%q", c.args)
 		assert.Contains(t, errOut, c.want, "%q", c.args)
 	}
 }

@@ -1,10 +1,11 @@
-package main
+package cli
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,11 +26,12 @@ func racetrack(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	stamp := 0
-	e := &env{stdout: &out, stderr: &errOut, now: func() (string, error) {
+	p := &Program{Name: "racetrack", Registry: catalog.New()}
+	e := &Env{Stdout: &out, Stderr: &errOut, Name: p.Name, reg: p.Registry, now: func() (string, error) {
 		stamp++
 		return "t" + strings.Repeat("0", stamp), nil
 	}}
-	code := cli(context.Background(), args, e)
+	code := p.run(context.Background(), args, e)
 	return code, out.String(), errOut.String()
 }
 
@@ -42,21 +44,21 @@ func TestExitCodes(t *testing.T) {
 		code int
 		say  string
 	}{
-		{"deadlock", []string{"verify", "-scenario", "vitess-messager", "-preset", "unsubscribe-vs-poller", "-seeds", "1-3"}, exitDeadlock, "no-deadlock at step 70:"},
-		{"fixed holds", []string{"verify", "-scenario", "vitess-messager", "-preset", "unsubscribe-vs-poller", "-variant", "fixed", "-seeds", "1-3"}, exitHolds, "holds (3 runs)"},
-		{"safety", []string{"verify", "-scenario", "scylla-mv-backlog", "-preset", "wrong-shard-local", "-seeds", "1-2"}, exitSafety, "response-from-applying-shard at step"},
-		{"liveness", []string{"verify", "-scenario", "tarantool-raft-relay", "-preset", "subscribe-during-election", "-seeds", "1-2"}, exitLiveness, "followers-learn-leader at step"},
-		{"liveness fixed", []string{"verify", "-scenario", "tarantool-raft-relay", "-preset", "subscribe-during-election", "-variant", "pending", "-seeds", "1-2"}, exitHolds, "holds"},
-		{"exhaustive deadlock", []string{"verify", "-scenario", "vitess-messager", "-preset", "lock-level", "-exhaustive", "bfs"}, exitDeadlock, "violation found"},
-		{"exhaustive verified", []string{"verify", "-scenario", "dining-philosophers", "-preset", "lock-level", "-variant", "fixed", "-exhaustive", "dfs"}, exitHolds, "verified"},
-		{"budget", []string{"verify", "-scenario", "vitess-messager", "-preset", "lock-level", "-variant", "fixed", "-exhaustive", "bfs", "-states", "200"}, exitBudget, "no violation within budget"},
-		{"run violates", []string{"run", "-scenario", "dining-philosophers", "-preset", "lock-level", "-seed", "16"}, exitDeadlock, "VIOLATED no-deadlock"},
-		{"run holds", []string{"run", "-scenario", "dining-philosophers", "-variant", "fixed", "-seed", "1"}, exitHolds, "no property violated"},
-		{"search random", []string{"search", "-scenario", "scylla-mv-backlog", "-preset", "wrong-shard-local", "-runs", "20"}, exitSafety, "counterexample"},
-		{"search random holds", []string{"search", "-scenario", "dining-philosophers", "-variant", "fixed", "-runs", "5"}, exitHolds, "no violation within budget"},
+		{"deadlock", []string{"verify", "-scenario", "vitess-messager", "-preset", "unsubscribe-vs-poller", "-seeds", "1-3"}, ExitDeadlock, "no-deadlock at step 70:"},
+		{"fixed holds", []string{"verify", "-scenario", "vitess-messager", "-preset", "unsubscribe-vs-poller", "-variant", "fixed", "-seeds", "1-3"}, ExitHolds, "holds (3 runs)"},
+		{"safety", []string{"verify", "-scenario", "scylla-mv-backlog", "-preset", "wrong-shard-local", "-seeds", "1-2"}, ExitSafety, "response-from-applying-shard at step"},
+		{"liveness", []string{"verify", "-scenario", "tarantool-raft-relay", "-preset", "subscribe-during-election", "-seeds", "1-2"}, ExitLiveness, "followers-learn-leader at step"},
+		{"liveness fixed", []string{"verify", "-scenario", "tarantool-raft-relay", "-preset", "subscribe-during-election", "-variant", "pending", "-seeds", "1-2"}, ExitHolds, "holds"},
+		{"exhaustive deadlock", []string{"verify", "-scenario", "vitess-messager", "-preset", "lock-level", "-exhaustive", "bfs"}, ExitDeadlock, "violation found"},
+		{"exhaustive verified", []string{"verify", "-scenario", "dining-philosophers", "-preset", "lock-level", "-variant", "fixed", "-exhaustive", "dfs"}, ExitHolds, "verified"},
+		{"budget", []string{"verify", "-scenario", "vitess-messager", "-preset", "lock-level", "-variant", "fixed", "-exhaustive", "bfs", "-states", "200"}, ExitBudget, "stopped at 200 states: raise budget.states (-states)"},
+		{"run violates", []string{"run", "-scenario", "dining-philosophers", "-preset", "lock-level", "-seed", "16"}, ExitDeadlock, "VIOLATED no-deadlock"},
+		{"run holds", []string{"run", "-scenario", "dining-philosophers", "-variant", "fixed", "-seed", "1"}, ExitHolds, "no property violated"},
+		{"search random", []string{"search", "-scenario", "scylla-mv-backlog", "-preset", "wrong-shard-local", "-runs", "20"}, ExitSafety, "counterexample"},
+		{"search random holds", []string{"search", "-scenario", "dining-philosophers", "-variant", "fixed", "-runs", "5"}, ExitHolds, "no violation within budget"},
 		// -config takes the body of POST /api/v1/searches, seconds and explicit reductions included.
-		{"search config is a REST body", []string{"search", "-config", `{"scenario":"dining-philosophers","preset":"lock-level","strategy":"bfs","params":{"philosophers":3},"budget":{"states":5000,"seconds":60},"reductions":{"sleep":true}}`}, exitDeadlock, "violation found"},
-		{"search timeout", []string{"search", "-scenario", "vitess-messager", "-preset", "lock-level", "-variant", "fixed", "-strategy", "bfs", "-timeout", "1ns"}, exitBudget, "stopped by -timeout"},
+		{"search config is a REST body", []string{"search", "-config", `{"scenario":"dining-philosophers","preset":"lock-level","strategy":"bfs","params":{"philosophers":3},"budget":{"states":5000,"seconds":60},"reductions":{"sleep":true}}`}, ExitDeadlock, "violation found"},
+		{"search timeout", []string{"search", "-scenario", "vitess-messager", "-preset", "lock-level", "-variant", "fixed", "-strategy", "bfs", "-timeout", "1ns"}, ExitBudget, "stopped by -timeout at 1ns before the search finished"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -100,19 +102,19 @@ func TestBadInput(t *testing.T) {
 	}
 	for _, c := range cases {
 		code, out, errOut := racetrack(t, c.args...)
-		assert.Equal(t, exitUsage, code, "%q: %s%s", c.args, out, errOut)
+		assert.Equal(t, ExitUsage, code, "%q: %s%s", c.args, out, errOut)
 		assert.Contains(t, errOut, c.say, "%q", c.args)
 	}
 	for _, cmd := range []string{"run", "search", "verify", "export", "serve", "list"} {
 		code, _, errOut := racetrack(t, cmd, "-h")
-		assert.Equal(t, exitHolds, code, cmd)
+		assert.Equal(t, ExitHolds, code, cmd)
 		assert.Contains(t, errOut, "usage: racetrack "+cmd, cmd)
 		if cmd != "serve" {
 			assert.Contains(t, errOut, "11  deadlock", cmd)
 		}
 	}
 	code, out, _ := racetrack(t, "-h")
-	assert.Equal(t, exitHolds, code)
+	assert.Equal(t, ExitHolds, code)
 	for _, want := range []string{"run", "search", "verify", "export", "serve", "12  safety violation", "14  budget exhausted"} {
 		assert.Contains(t, out, want)
 	}
@@ -124,7 +126,7 @@ func TestBadInput(t *testing.T) {
 func TestStoreFolder(t *testing.T) {
 	dir := t.TempDir()
 	code, _, errOut := racetrack(t, "verify", "-scenario", "vitess-messager", "-preset", "lock-level", "-exhaustive", "bfs", "-store", dir)
-	require.Equal(t, exitDeadlock, code, errOut)
+	require.Equal(t, ExitDeadlock, code, errOut)
 	run := filepath.Join(dir, "vitess-messager", "lock-level-buggy", "t0")
 	assert.Contains(t, errOut, "stored in "+run)
 	for _, f := range []string{"summary.json", "spec.json", "schedule.json", "diagram.svg", "trace.json", "run.shiviz.log", "run.json"} {
@@ -147,13 +149,13 @@ func TestStoreFolder(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(run, "summary.json"))
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(b, &sum))
-	assert.Equal(t, exitDeadlock, sum.ExitCode)
+	assert.Equal(t, ExitDeadlock, sum.ExitCode)
 	assert.Equal(t, "deadlock", sum.Verdict)
 	assert.Equal(t, "no-deadlock", sum.Search.Property)
 
 	// The stored spec runs again to the same violation at the same step.
 	code, out, errOut := racetrack(t, "run", "-spec", "@"+filepath.Join(run, "spec.json"), "-json")
-	require.Equal(t, exitDeadlock, code, errOut)
+	require.Equal(t, ExitDeadlock, code, errOut)
 	var again struct {
 		Violations []struct {
 			Property string `json:"property"`
@@ -182,7 +184,7 @@ func TestExport(t *testing.T) {
 	} {
 		out := filepath.Join(dir, "out."+format)
 		code, stdout, errOut := racetrack(t, "export", "-format", format, "-o", out, "-scenario", "dining-philosophers", "-preset", "lock-level", "-seed", "16")
-		assert.Equal(t, exitDeadlock, code, "%s: the run's own exit status; %s", format, errOut)
+		assert.Equal(t, ExitDeadlock, code, "%s: the run's own exit status; %s", format, errOut)
 		assert.Empty(t, stdout, format)
 		b, err := os.ReadFile(out)
 		require.NoError(t, err)
@@ -192,9 +194,9 @@ func TestExport(t *testing.T) {
 
 func TestVersion(t *testing.T) {
 	code, out, _ := racetrack(t, "-version")
-	assert.Equal(t, exitHolds, code)
+	assert.Equal(t, ExitHolds, code)
 	assert.True(t, strings.HasPrefix(out, "racetrack "), out)
-	got := describe(&debug.BuildInfo{GoVersion: "go1.27.3", Main: debug.Module{Version: "v0.3.0"},
+	got := describe("racetrack", &debug.BuildInfo{GoVersion: "go1.27.3", Main: debug.Module{Version: "v0.3.0"},
 		Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "0123456789abcdef0123"}, {Key: "vcs.modified", Value: "true"}}})
 	assert.Equal(t, "racetrack v0.3.0 commit 0123456789ab+dirty go1.27.3", got)
 }
@@ -214,9 +216,9 @@ func TestBinaryExitStatus(t *testing.T) {
 		args []string
 		code int
 	}{
-		{[]string{"verify", "-scenario", "vitess-messager", "-preset", "unsubscribe-vs-poller", "-seeds", "1-2"}, exitDeadlock},
-		{[]string{"verify", "-scenario", "vitess-messager", "-preset", "unsubscribe-vs-poller", "-variant", "fixed", "-seeds", "1-2"}, exitHolds},
-		{[]string{"run", "stray"}, exitUsage},
+		{[]string{"verify", "-scenario", "vitess-messager", "-preset", "unsubscribe-vs-poller", "-seeds", "1-2"}, ExitDeadlock},
+		{[]string{"verify", "-scenario", "vitess-messager", "-preset", "unsubscribe-vs-poller", "-variant", "fixed", "-seeds", "1-2"}, ExitHolds},
+		{[]string{"run", "stray"}, ExitUsage},
 	} {
 		err := exec.Command(bin, c.args...).Run()
 		code := 0
@@ -240,7 +242,7 @@ func TestToolFailure(t *testing.T) {
 		{"run", "-scenario", "dining-philosophers", "-variant", "fixed", "-store", file},
 	} {
 		code, _, errOut := racetrack(t, args...)
-		assert.Equal(t, exitFailure, code, "%q: %s", args, errOut)
+		assert.Equal(t, ExitFailure, code, "%q: %s", args, errOut)
 		assert.Contains(t, errOut, "not a directory", "%q", args)
 	}
 }
@@ -293,4 +295,48 @@ func FuzzSearchConfig(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A program over a registry of its own knows its scenarios only, names
+// itself in its usage and messages, and runs commands of its own.
+func TestProgramOverItsOwnRegistry(t *testing.T) {
+	sc, ok := catalog.New().Lookup("dining-philosophers")
+	require.True(t, ok)
+	p := &Program{Name: "philo", Registry: scenario.NewRegistry(sc), Commands: []Command{{Name: "hello", Summary: "say hello",
+		Run: func(_ context.Context, e *Env, args []string) int {
+			fs := e.Flags("hello", "", "Says hello.")
+			if code := e.Parse(fs, args); code >= 0 {
+				return code
+			}
+			fmt.Fprintln(e.Stdout, "hello from", e.Name)
+			return ExitHolds
+		}}}}
+	run := func(args ...string) (int, string, string) {
+		var out, errOut bytes.Buffer
+		code := p.Run(context.Background(), args, &out, &errOut)
+		return code, out.String(), errOut.String()
+	}
+	code, out, _ := run("-h")
+	assert.Equal(t, ExitHolds, code)
+	assert.Contains(t, out, "usage: philo <command>")
+	assert.Contains(t, out, "  hello    say hello\n")
+	assert.NotContains(t, out, "  new ", "new belongs to the racetrack command")
+
+	code, out, _ = run("hello")
+	assert.Equal(t, ExitHolds, code)
+	assert.Equal(t, "hello from philo\n", out)
+
+	code, out, errOut := run("verify", "-scenario", "dining-philosophers", "-preset", "lock-level", "-exhaustive", "bfs")
+	assert.Equal(t, ExitDeadlock, code, "%s%s", out, errOut)
+	assert.Contains(t, out, "philo run -spec")
+
+	code, _, errOut = run("run", "-scenario", "vitess-messager")
+	assert.Equal(t, ExitUsage, code)
+	assert.Contains(t, errOut, "philo run: ")
+	assert.Contains(t, errOut, `unknown scenario "vitess-messager"; one of dining-philosophers`)
+
+	code, out, _ = run("list")
+	assert.Equal(t, ExitHolds, code)
+	assert.Contains(t, out, "dining-philosophers")
+	assert.NotContains(t, out, "vitess-messager")
 }
