@@ -120,7 +120,10 @@ func renderSkeleton(d skeletonData) (map[string][]byte, error) {
 		if err := t.Execute(&b, d); err != nil {
 			return err
 		}
-		out[strings.TrimSuffix(strings.TrimPrefix(p, "skeleton/"), ".tmpl")] = b.Bytes()
+		// A directory named NAME takes the model's name (cmd/NAME: the
+		// module's command line).
+		path := strings.ReplaceAll(strings.TrimSuffix(strings.TrimPrefix(p, "skeleton/"), ".tmpl"), "/NAME/", "/"+d.Name+"/")
+		out[path] = b.Bytes()
 		return nil
 	})
 	return out, err

@@ -30,7 +30,7 @@ func racetrack(t *testing.T, args ...string) (int, string, string) {
 func TestNewModelIsTheExample(t *testing.T) {
 	files, err := renderSkeleton(skeletonData{Name: "ownmodel", Module: "github.com/racetrack-sim/racetrack/examples/ownmodel", Version: "v0.0.0"})
 	require.NoError(t, err)
-	for _, p := range []string{"model.go", "model_test.go", "cmd/server/main.go", "cmd/wasm/main.go"} {
+	for _, p := range []string{"model.go", "model_test.go", "cmd/server/main.go", "cmd/wasm/main.go", "cmd/ownmodel/main.go"} {
 		want, err := os.ReadFile(filepath.Join("..", "..", "examples", "ownmodel", filepath.FromSlash(p)))
 		require.NoError(t, err)
 		assert.Equal(t, string(want), string(files[p]), "skeleton/%s.tmpl is not examples/ownmodel/%s with its name", p, p)
@@ -60,6 +60,16 @@ func TestNewModelBuildsAndPasses(t *testing.T) {
 	assert.Contains(t, test, "ok  \texample.com/lease\t")
 	goOut(t, dir, env, "build", "-o", os.DevNull, "./cmd/server")
 	goOut(t, dir, append(env, "GOOS=js", "GOARCH=wasm"), "build", "-o", os.DevNull, "./cmd/wasm")
+	// The module's own command line verifies its model with racetrack's
+	// exit codes: the unfenced variant's stale write is a safety
+	// violation, the fencing variant holds on every schedule.
+	bin := filepath.Join(t.TempDir(), "lease")
+	goOut(t, dir, env, "build", "-o", bin, "./cmd/lease")
+	for variant, want := range map[string]int{"unfenced": cli.ExitSafety, "fencing": cli.ExitHolds} {
+		cmd := exec.Command(bin, "verify", "-scenario", "lease", "-variant", variant, "-exhaustive", "bfs")
+		out, _ := cmd.CombinedOutput()
+		assert.Equal(t, want, cmd.ProcessState.ExitCode(), "lease verify -variant %s:\n%s", variant, out)
+	}
 	src, err := os.ReadFile(filepath.Join(dir, "model.go"))
 	require.NoError(t, err)
 	assert.Contains(t, string(src), "package lease\n")
