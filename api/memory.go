@@ -11,19 +11,13 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/racetrack-sim/racetrack/core/check"
-	"github.com/racetrack-sim/racetrack/core/scenario"
 	"github.com/racetrack-sim/racetrack/core/session"
-	"github.com/racetrack-sim/racetrack/core/timeline"
 	"github.com/racetrack-sim/racetrack/internal/parallel"
 )
 
-// reserveRun reserves the memory a run of the normalised spec is
-// estimated to hold at most (every step of its budget taken).
-func (s *Server) reserveRun(ns scenario.RunSpec) (*grant, error) {
-	est, err := timeline.EstimateBytes(s.reg, ns, session.SnapshotEvery)
-	if err != nil {
-		return nil, err
-	}
+// reserveRun reserves the memory a run is estimated to hold at most
+// (timeline.Pending.Bytes: every step of its budget taken).
+func (s *Server) reserveRun(est int64) (*grant, error) {
 	return s.mem.reserve(kindRun, est, memoryHint{field: "maxSteps", what: "this run"})
 }
 

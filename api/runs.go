@@ -60,11 +60,11 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
 // so that the id resolves from now on, also after a restart. The caller
 // drops the recording when done.
 func (s *Server) newRun(spec scenario.RunSpec) (*recording, error) {
-	ns, err := s.normalize(spec)
+	n, err := s.normalize(spec)
 	if err != nil {
 		return nil, err
 	}
-	rec, err := s.timelines.get(ns.ID(), func() (*recording, error) { return s.execute(ns) })
+	rec, err := s.timelines.get(n.ID(), func() (*recording, error) { return s.execute(n) })
 	if err != nil {
 		return nil, problemOf(err)
 	}
@@ -77,19 +77,25 @@ func (s *Server) newRun(spec scenario.RunSpec) (*recording, error) {
 
 // normalize applies the catalog's validation and the server's bounds
 // (the session's rules, with fields named as in a RunSpec body).
-func (s *Server) normalize(spec scenario.RunSpec) (scenario.RunSpec, error) {
-	ns, err := s.rules.Normalize(spec)
+func (s *Server) normalize(spec scenario.RunSpec) (scenario.Normal, error) {
+	n, err := s.rules.Normalize(spec)
 	if err != nil {
-		return ns, problemOf(err)
+		return n, problemOf(err)
 	}
-	return ns, nil
+	return n, nil
 }
 
-// execute runs a normalised spec with tracing, within a run slot and
-// the memory its spec is estimated to need, which it keeps (resized to
-// what the timeline holds) until its last holder drops it.
-func (s *Server) execute(ns scenario.RunSpec) (rec *recording, err error) {
-	mem, err := s.reserveRun(ns)
+// execute runs a checked spec with tracing, within a run slot and the
+// memory its spec is estimated to need, which it keeps (resized to what
+// the timeline holds) until its last holder drops it. The world it
+// estimates from is the one it records: the model is built once.
+func (s *Server) execute(n scenario.Normal) (rec *recording, err error) {
+	var watched *watchedRun // set once the memory is reserved
+	pending, err := timeline.Prepare(n, timeline.Options{SnapshotEvery: session.SnapshotEvery, Continue: func() bool { return watched.alive() }})
+	if err != nil {
+		return nil, err
+	}
+	mem, err := s.reserveRun(pending.Bytes())
 	if err != nil {
 		return nil, err
 	}
@@ -104,9 +110,9 @@ func (s *Server) execute(ns scenario.RunSpec) (rec *recording, err error) {
 		return nil, busy(1, "all %d run slots are busy; retry shortly", cap(s.runSlots))
 	}
 	defer func() { <-s.runSlots }()
-	watched := s.watchRun(mem)
+	watched = s.watchRun(mem)
 	defer s.unwatchRun(watched)
-	tl, err := timeline.Record(s.reg, ns, timeline.Options{SnapshotEvery: session.SnapshotEvery, Continue: watched.alive})
+	tl, err := pending.Record()
 	if errors.Is(err, timeline.ErrStopped) {
 		return nil, watched.refusal()
 	}
@@ -136,7 +142,11 @@ func (s *Server) lookupRun(id string) (*recording, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read run %s: %w", id, err)
 		}
-		rec, err := s.execute(spec)
+		n, err := s.reg.Check(spec)
+		if err != nil {
+			return nil, newProblem(http.StatusGone, "gone", "Gone", "id", "run %s can no longer be computed by this server: %v", id, err)
+		}
+		rec, err := s.execute(n)
 		var p *Problem
 		if errors.As(err, &p) && p.Status != http.StatusTooManyRequests && !memoryRefusal(p) {
 			return nil, newProblem(http.StatusGone, "gone", "Gone", "id", "run %s can no longer be computed by this server: %s", id, p.Detail)

@@ -289,8 +289,8 @@ type serverRuns struct {
 // heldRuns bounds the recordings one socket keeps counted.
 const heldRuns = 4
 
-func (r *serverRuns) Get(ns scenario.RunSpec) (*timeline.Timeline, error) {
-	rec, err := r.s.timelines.get(ns.ID(), func() (*recording, error) { return r.s.execute(ns) })
+func (r *serverRuns) Get(n scenario.Normal) (*timeline.Timeline, error) {
+	rec, err := r.s.timelines.get(n.ID(), func() (*recording, error) { return r.s.execute(n) })
 	if err != nil {
 		return nil, sessionErrorOf(err)
 	}

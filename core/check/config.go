@@ -168,6 +168,15 @@ func fieldErr(field, format string, args ...any) error {
 	return &scenario.FieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
 }
 
+// Validate checks cfg against the registry as New does, without building
+// the search: what a caller that already rejects the request for its
+// own reasons uses to report the catalog's errors too. Errors name the
+// field (scenario.FieldErrors when more than one).
+func Validate(reg *scenario.Registry, cfg Config) error {
+	_, _, _, err := cfg.normalize(reg)
+	return err
+}
+
 // normalize checks cfg and fills in defaults. Errors name the field;
 // every rejected field is reported (scenario.FieldErrors when more than
 // one), except that nothing depending on the scenario is checked past a

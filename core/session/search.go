@@ -139,7 +139,9 @@ func (s *Session) Plan(req SearchRequest) (*Search, error) {
 		errs.Add("seed", "is %d, above the largest allowed seed %d", req.Seed, uint64(scenario.MaxSeed))
 	}
 	if errs.Len() > 0 {
-		_, err := check.New(s.reg, check.Config{Scenario: req.Scenario, Preset: req.Preset, Variant: req.Variant, Params: req.Params,
+		// The catalog's errors too, checked once without building the
+		// search (as random, which every scenario field applies to).
+		err := check.Validate(s.reg, check.Config{Scenario: req.Scenario, Preset: req.Preset, Variant: req.Variant, Params: req.Params,
 			Property: req.Property, Strategy: check.Random})
 		seen := map[string]bool{}
 		for _, fe := range scenario.AllFieldErrors(errs.Err()) {

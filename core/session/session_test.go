@@ -279,7 +279,7 @@ func TestCacheBounds(t *testing.T) {
 	if page.Total == 0 || cache.Len() != 2 {
 		t.Fatalf("the evicted run answered %+v; cache holds %d", page, cache.Len())
 	}
-	tl, err := session.Record(reg, mustNormalize(t, philoSpec(1)))
+	tl, err := session.Record(mustCheck(t, philoSpec(1)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,12 +299,12 @@ func TestCacheBounds(t *testing.T) {
 	}
 }
 
-func mustNormalize(t *testing.T, spec scenario.RunSpec) scenario.RunSpec {
-	ns, _, err := reg.Normalize(spec)
+func mustCheck(t *testing.T, spec scenario.RunSpec) scenario.Normal {
+	n, err := reg.Check(spec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ns
+	return n
 }
 
 func TestRunLimit(t *testing.T) {
