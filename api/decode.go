@@ -23,6 +23,21 @@ func readBody(r *http.Request) ([]byte, error) {
 	return b, nil
 }
 
+// decodeBody reads a request's JSON body and decodes it; when it cannot,
+// it writes the problem and returns false.
+func decodeBody[T any](w http.ResponseWriter, r *http.Request, decode func([]byte) (T, error)) (T, bool) {
+	body, err := readBody(r)
+	var v T
+	if err == nil {
+		v, err = decode(body)
+	}
+	if err != nil {
+		writeError(w, r, err)
+		return v, false
+	}
+	return v, true
+}
+
 // decodeStrict decodes one JSON object into v with the core's strict
 // decoder; any failure is a 400 that names the field.
 func decodeStrict(data []byte, v any) error {

@@ -35,14 +35,8 @@ var runIDPattern = regexp.MustCompile(`^r[0-9a-f]{20}$`)
 const runSlotWait = 5 * time.Second
 
 func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
-	body, err := readBody(r)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	spec, err := DecodeRunSpec(body)
-	if err != nil {
-		writeError(w, r, err)
+	spec, ok := decodeBody(w, r, DecodeRunSpec)
+	if !ok {
 		return
 	}
 	rec, err := s.newRun(spec)

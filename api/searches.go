@@ -278,14 +278,8 @@ func (p *searchPool) finish(j *job, f func(*SearchStatus)) {
 }
 
 func (s *Server) createSearch(w http.ResponseWriter, r *http.Request) {
-	body, err := readBody(r)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	req, err := DecodeSearchRequest(body)
-	if err != nil {
-		writeError(w, r, err)
+	req, ok := decodeBody(w, r, DecodeSearchRequest)
+	if !ok {
 		return
 	}
 	j, err := s.startSearch(req)
