@@ -183,8 +183,11 @@ func Validate(reg *scenario.Registry, cfg Config) error {
 // missing or unknown one.
 func (cfg Config) normalize(reg *scenario.Registry) (Config, scenario.RunSpec, *scenario.Scenario, error) {
 	var errs scenario.Collector
-	if !slices.Contains(Strategies, cfg.Strategy) {
-		errs.Add("strategy", "unknown strategy %q; one of %s", cfg.Strategy, strings.Join(Strategies, ", "))
+	switch {
+	case cfg.Strategy == "":
+		errs.Add("strategy", "is required; one of %s", strings.Join(Strategies, ", "))
+	case !slices.Contains(Strategies, cfg.Strategy):
+		errs.Add("strategy", "unknown strategy %q; one of %s", clip(cfg.Strategy, 20), strings.Join(Strategies, ", "))
 	}
 	for _, b := range []struct {
 		field string
@@ -288,6 +291,14 @@ func (cfg Config) withParam(spec scenario.RunSpec, name string, v any) scenario.
 	params[name] = v
 	spec.Params = params
 	return spec
+}
+
+// clip shortens a value a client sent before an error quotes it.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }
 
 func sortedRangeKeys(m map[string]ParamRange) []string {

@@ -104,25 +104,20 @@ func DecodeSearchRequest(data []byte) (SearchRequest, error) {
 	return req, nil
 }
 
-// Plan checks a search request against the limits and the catalog and
-// builds its search. Errors name the field.
+// Plan checks a search request against the session's limits and the
+// catalog and builds its search. Each field is checked once, by its
+// owner: the session the bounds of its engine (the budget's maximum, the
+// seconds, the workers, the seed), check.New (or check.Validate when the
+// session already refused the request) the strategy, the rest of the
+// budget and everything the catalog knows. Errors name the field.
 func (s *Session) Plan(req SearchRequest) (*Search, error) {
 	l := s.limits
 	b := req.Budget
-	// Every rejected field is reported: the bounds first, then what the
-	// catalog and the checker reject (a field once).
 	var errs scenario.Collector
-	switch req.Strategy {
-	case check.Random, check.PCT, check.BFS, check.DFS:
-	case "":
-		errs.Add("strategy", "is required: random, pct, bfs or dfs")
-	default:
-		errs.Add("strategy", "unknown strategy %q: random, pct, bfs or dfs", clip(req.Strategy, 20))
-	}
-	if b.States < 0 || (l.MaxSearchStates > 0 && b.States > l.MaxSearchStates) {
+	if l.MaxSearchStates > 0 && b.States > l.MaxSearchStates {
 		errs.Add("budget.states", "is %d, outside [0, %d]", b.States, l.MaxSearchStates)
 	}
-	if b.Runs < 0 || (l.MaxSearchRuns > 0 && b.Runs > l.MaxSearchRuns) {
+	if l.MaxSearchRuns > 0 && b.Runs > l.MaxSearchRuns {
 		errs.Add("budget.runs", "is %d, outside [0, %d]", b.Runs, l.MaxSearchRuns)
 	}
 	if !(b.Seconds >= 0) || (l.MaxSearchSeconds > 0 && b.Seconds > l.MaxSearchSeconds) {
@@ -139,15 +134,13 @@ func (s *Session) Plan(req SearchRequest) (*Search, error) {
 		errs.Add("seed", "is %d, above the largest allowed seed %d", req.Seed, uint64(scenario.MaxSeed))
 	}
 	if errs.Len() > 0 {
-		// The catalog's errors too, checked once without building the
-		// search (as random, which every scenario field applies to).
-		err := check.Validate(s.reg, check.Config{Scenario: req.Scenario, Preset: req.Preset, Variant: req.Variant, Params: req.Params,
-			Property: req.Property, Strategy: check.Random})
+		// Every rejected field is reported: the check's too, without
+		// building the search (a field once).
 		seen := map[string]bool{}
 		for _, fe := range scenario.AllFieldErrors(errs.Err()) {
 			seen[fe.Field] = true
 		}
-		for _, fe := range scenario.AllFieldErrors(err) {
+		for _, fe := range scenario.AllFieldErrors(check.Validate(s.reg, req.Config())) {
 			if !seen[fe.Field] {
 				errs.Add(fe.Field, "%s", fe.Msg)
 			}

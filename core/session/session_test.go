@@ -461,3 +461,25 @@ func TestPlayFrames(t *testing.T) {
 		t.Fatalf("negative speed: %+v", e)
 	}
 }
+
+// Every field of a refused search request is reported once, by the
+// check that owns it: the session's bounds (seconds), the checker's
+// strategy and budget, the catalog's property.
+func TestPlanReportsEachFieldOnce(t *testing.T) {
+	s := newSession()
+	_, err := s.Plan(session.SearchRequest{Scenario: "dining-philosophers", Strategy: "nope", Property: "nope",
+		Budget: session.SearchBudget{Seconds: -1, States: -5}})
+	count := map[string]int{}
+	for _, fe := range scenario.AllFieldErrors(err) {
+		count[fe.Field]++
+	}
+	want := map[string]int{"budget.seconds": 1, "strategy": 1, "budget.states": 1, "property": 1}
+	if len(count) != len(want) {
+		t.Fatalf("fields %v, want %v (%v)", count, want, err)
+	}
+	for f, n := range want {
+		if count[f] != n {
+			t.Fatalf("fields %v, want %v (%v)", count, want, err)
+		}
+	}
+}
