@@ -339,7 +339,7 @@ func (q *Search) Run(h Hooks) SearchResult {
 		t0 := h.Elapsed()
 		p := step(q.x, slice)
 		now := h.Elapsed()
-		slice = NextSlice(slice, now-t0)
+		slice = nextSlice(slice, now-t0)
 		if p.Found && !found && h.Found != nil {
 			found = true
 			h.Found(q.x.Result())
@@ -387,9 +387,9 @@ func (q *Search) Explorer() *check.Explorer { return q.x }
 // Seconds is the search's time budget.
 func (q *Search) Seconds() float64 { return q.seconds }
 
-// NextSlice adapts the work per Step call towards the slice target, given
+// nextSlice adapts the work per Step call towards the slice target, given
 // how long the last slice took.
-func NextSlice(cur int, took time.Duration) int {
+func nextSlice(cur int, took time.Duration) int {
 	switch {
 	case took < sliceTarget/4:
 		return min(cur*2, maxSlice)
