@@ -233,7 +233,6 @@ type Search struct {
 	s           *Session
 	id          string
 	x           *check.Explorer
-	budget      int
 	seconds     float64
 	cancelled   bool
 	req         SearchRequest
@@ -349,7 +348,7 @@ func (q *Search) Run(h Hooks) SearchResult {
 		}
 		if h.Progress != nil && now-lastReport >= progressEvery {
 			lastReport = now
-			h.Progress(SearchProgress{Progress: p, Budget: q.budget})
+			h.Progress(SearchProgress{Progress: p, Budget: ProgressBudget(q.x.Config())})
 		}
 		if h.Yield != nil {
 			h.Yield()
@@ -377,7 +376,7 @@ func (q *Search) Run(h Hooks) SearchResult {
 // after seconds of its clock (0: no time limit): the command line's, whose
 // explorer comes from a check.Config its flags wrote.
 func NewSearch(x *check.Explorer, seconds float64) *Search {
-	return &Search{x: x, budget: ProgressBudget(x.Config()), seconds: seconds}
+	return &Search{x: x, seconds: seconds}
 }
 
 // Explorer is the search's explorer, for a transport that steps it on

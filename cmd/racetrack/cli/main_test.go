@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
@@ -201,36 +200,6 @@ func TestVersion(t *testing.T) {
 	assert.Equal(t, "racetrack v0.3.0 commit 0123456789ab+dirty go1.27.3", got)
 }
 
-// TestBinaryExitStatus builds the command and runs it: the process's exit
-// status is the documented code (main passes cli's code to os.Exit).
-func TestBinaryExitStatus(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	bin := filepath.Join(t.TempDir(), "racetrack")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	for _, c := range []struct {
-		args []string
-		code int
-	}{
-		{[]string{"verify", "-scenario", "vitess-messager", "-preset", "unsubscribe-vs-poller", "-seeds", "1-2"}, ExitDeadlock},
-		{[]string{"verify", "-scenario", "vitess-messager", "-preset", "unsubscribe-vs-poller", "-variant", "fixed", "-seeds", "1-2"}, ExitHolds},
-		{[]string{"run", "stray"}, ExitUsage},
-	} {
-		err := exec.Command(bin, c.args...).Run()
-		code := 0
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			code = ee.ExitCode()
-		} else {
-			require.NoError(t, err)
-		}
-		assert.Equal(t, c.code, code, "%q", c.args)
-	}
-}
 
 // TestToolFailure: what racetrack cannot do itself (write a file, make a
 // folder) exits 1, not a verdict.
