@@ -200,7 +200,6 @@ func TestVersion(t *testing.T) {
 	assert.Equal(t, "racetrack v0.3.0 commit 0123456789ab+dirty go1.27.3", got)
 }
 
-
 // TestToolFailure: what racetrack cannot do itself (write a file, make a
 // folder) exits 1, not a verdict.
 func TestToolFailure(t *testing.T) {
