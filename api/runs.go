@@ -54,29 +54,21 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
 // so that the id resolves from now on, also after a restart. The caller
 // drops the recording when done.
 func (s *Server) newRun(spec scenario.RunSpec) (*recording, error) {
-	n, err := s.normalize(spec)
+	// The catalog's validation and the server's bounds (the session's
+	// rules), once: what follows takes the checked spec.
+	n, err := s.rules.Normalize(spec)
 	if err != nil {
 		return nil, err
 	}
 	rec, err := s.timelines.get(n.ID(), func() (*recording, error) { return s.execute(n) })
 	if err != nil {
-		return nil, problemOf(err)
+		return nil, err
 	}
 	if err := s.store.PutRun(rec.spec); err != nil {
 		rec.drop()
 		return nil, fmt.Errorf("store run %s: %w", rec.id, err)
 	}
 	return rec, nil
-}
-
-// normalize applies the catalog's validation and the server's bounds
-// (the session's rules, with fields named as in a RunSpec body).
-func (s *Server) normalize(spec scenario.RunSpec) (scenario.Normal, error) {
-	n, err := s.rules.Normalize(spec)
-	if err != nil {
-		return n, problemOf(err)
-	}
-	return n, nil
 }
 
 // execute runs a checked spec with tracing, within a run slot and the

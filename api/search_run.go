@@ -37,7 +37,7 @@ func DecodeSearchRequest(data []byte) (session.SearchRequest, error) {
 func (s *Server) planSearch(req session.SearchRequest) (*searchPlan, error) {
 	q, err := s.rules.Plan(req)
 	if err != nil {
-		return nil, problemOf(err)
+		return nil, err
 	}
 	cfg := q.Explorer().Config()
 	if req.Distributed {

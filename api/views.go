@@ -65,7 +65,7 @@ func withStep[T any](s *Server, of func(*timeline.Timeline, int) (T, error)) htt
 func view(w http.ResponseWriter, r *http.Request, f func() (any, error)) {
 	v, err := f()
 	if err != nil {
-		writeError(w, r, problemOf(err))
+		writeError(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, v)
@@ -114,7 +114,7 @@ func (s *Server) layoutWindow(w http.ResponseWriter, r *http.Request) (*viz.Disp
 			return d, true
 		}
 	}
-	writeError(w, r, problemOf(err))
+	writeError(w, r, err)
 	return nil, false
 }
 
@@ -167,7 +167,7 @@ func (s *Server) getExport(w http.ResponseWriter, r *http.Request) {
 	}
 	f, write, err := exportWriter(r.URL.Query().Get("format"), nil)
 	if err != nil {
-		writeError(w, r, problemOf(err))
+		writeError(w, r, err)
 		return
 	}
 	if f.ID == "svg" {
@@ -200,7 +200,7 @@ func (s *Server) createFork(w http.ResponseWriter, r *http.Request) {
 	}
 	b, err := rec.tl.Branch(req.Step, req.Choice, req.Option)
 	if err != nil {
-		writeError(w, r, problemOf(err))
+		writeError(w, r, err)
 		return
 	}
 	child, err := s.newRun(b.Spec)
