@@ -97,7 +97,7 @@ type Config struct {
 	// Strategy is one of random, pct, bfs, dfs.
 	Strategy string `json:"strategy"`
 	Budget   Budget `json:"budget"`
-	// Seed derives every run's seed (random, pct).
+	// Seed derives every run's seed (random, pct); at most scenario.MaxSeed.
 	Seed uint64 `json:"seed"`
 	// PCTDepth is the bug depth d of pct (default 3).
 	PCTDepth   int        `json:"pctDepth,omitempty"`
@@ -221,7 +221,7 @@ func (cfg Config) normalize(reg *scenario.Registry) (Config, scenario.RunSpec, *
 	if cfg.Reductions.DPOR && cfg.Strategy != DFS {
 		errs.Add("reductions.dpor", "dynamic partial-order reduction is a dfs reduction; strategy is %s", cfg.Strategy)
 	}
-	spec, sc, err := reg.Normalize(scenario.RunSpec{Scenario: cfg.Scenario, Preset: cfg.Preset, Variant: cfg.Variant, Params: cfg.Params, Seed: cfg.Seed % (scenario.MaxSeed + 1)})
+	spec, sc, err := reg.Normalize(scenario.RunSpec{Scenario: cfg.Scenario, Preset: cfg.Preset, Variant: cfg.Variant, Params: cfg.Params, Seed: cfg.Seed})
 	if err != nil {
 		if !errs.AddErr(err) {
 			return cfg, spec, nil, err

@@ -5,6 +5,7 @@ import (
 
 	"github.com/racetrack-sim/racetrack/core/catalog"
 	"github.com/racetrack-sim/racetrack/core/check"
+	"github.com/racetrack-sim/racetrack/core/scenario"
 )
 
 // Every way a search ends names its reason, and a limit its value and
@@ -92,5 +93,15 @@ func TestLowerStatesIsTheBudgetTheSearchStopsAt(t *testing.T) {
 	}
 	if err := rnd.LowerStates(10); err == nil {
 		t.Fatal("random took a states budget")
+	}
+}
+
+// A seed above the largest a spec holds is refused, naming the field,
+// not wrapped into another seed.
+func TestConfigRefusesASeedTooLarge(t *testing.T) {
+	_, err := check.New(catalog.New(), check.Config{Scenario: "dining-philosophers", Strategy: check.Random, Seed: scenario.MaxSeed + 1})
+	fes := scenario.AllFieldErrors(err)
+	if len(fes) != 1 || fes[0].Field != "seed" {
+		t.Fatalf("seed MaxSeed+1: %v, want one error naming seed", err)
 	}
 }

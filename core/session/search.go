@@ -107,7 +107,7 @@ func DecodeSearchRequest(data []byte) (SearchRequest, error) {
 // Plan checks a search request against the session's limits and the
 // catalog and builds its search. Each field is checked once, by its
 // owner: the session the bounds of its engine (the budget's maximum, the
-// seconds, the workers, the seed), check.New (or check.Validate when the
+// seconds, the workers), check.New (or check.Validate when the
 // session already refused the request) the strategy, the rest of the
 // budget and everything the catalog knows. Errors name the field.
 func (s *Session) Plan(req SearchRequest) (*Search, error) {
@@ -129,9 +129,6 @@ func (s *Session) Plan(req SearchRequest) (*Search, error) {
 		} else {
 			errs.Add("workers", "is %d, outside [0, %d] (0: one per CPU)", req.Workers, w)
 		}
-	}
-	if req.Seed > scenario.MaxSeed {
-		errs.Add("seed", "is %d, above the largest allowed seed %d", req.Seed, uint64(scenario.MaxSeed))
 	}
 	if errs.Len() > 0 {
 		// Every rejected field is reported: the check's too, without
