@@ -13,6 +13,7 @@ import (
 	"github.com/racetrack-sim/racetrack/core/scenario"
 	"github.com/racetrack-sim/racetrack/core/session"
 	"github.com/racetrack-sim/racetrack/core/sim"
+	"github.com/racetrack-sim/racetrack/core/timeline"
 )
 
 // countingRegistry is the philosophers with a rule that counts how often
@@ -76,6 +77,7 @@ func TestOnlyACheckedSpecRuns(t *testing.T) {
 	for name, fn := range map[string]any{
 		"Server.execute":   (*Server).execute,
 		"session.Record":   session.Record,
+		"timeline.Prepare": timeline.Prepare,
 		"session.Runs.Get": session.Runs.Get,
 	} {
 		ft := reflect.TypeOf(fn)

@@ -308,3 +308,13 @@ func TestProgramOverItsOwnRegistry(t *testing.T) {
 	assert.Contains(t, out, "dining-philosophers")
 	assert.NotContains(t, out, "vitess-messager")
 }
+
+// -json carries the core's result whole: its verdict and why it stopped.
+func TestSearchJSONNamesTheStop(t *testing.T) {
+	code, out, errOut := racetrack(t, "search", "-scenario", "vitess-messager", "-preset", "lock-level", "-variant", "fixed", "-strategy", "bfs", "-states", "200", "-json")
+	require.Equal(t, ExitBudget, code, "%s%s", out, errOut)
+	var res check.Result
+	require.NoError(t, json.Unmarshal([]byte(out), &res))
+	assert.Equal(t, check.VerdictNone, res.Verdict)
+	assert.Equal(t, check.Stop{Reason: check.StopStates, Limit: 200, Raise: "budget.states", Message: "stopped at 200 states: raise budget.states"}, res.Stop)
+}
