@@ -62,5 +62,5 @@ func (n Normal) World(opt Options) (*sim.World, error) {
 	if len(n.spec.Schedule) > 0 {
 		ch = sim.NewReplayChooser(n.spec.Schedule, ch)
 	}
-	return sim.NewWorld(m, n.spec.Seed, ch, sim.Options{Trace: opt.Trace, StopOnViolation: opt.StopOnViolation}), nil
+	return sim.NewWorld(m, n.spec.Seed, ch, sim.Options{Trace: opt.Trace, StopOnViolation: opt.StopOnViolation, Capabilities: n.sc.Capabilities}), nil
 }

@@ -87,8 +87,9 @@ func Scenario() *scenario.Scenario {
 			n := int64(v.Int("instances"))
 			return scenario.Cost{WorldBytes: 2048 + 1200*n*n, GrowthPerStep: 4}
 		},
-		Properties: properties.Info(),
-		New:        newFromValues,
+		Properties:   properties.Info(),
+		New:          newFromValues,
+		Capabilities: capabilities.Erase(),
 	}
 }
 

@@ -42,6 +42,9 @@ func (tl *Timeline) StateAt(i int) (StateView, error) {
 	if err := tl.checkStep(i); err != nil {
 		return StateView{}, err
 	}
+	if tl.imported != nil {
+		return tl.importedState(i), nil
+	}
 	w, _, err := tl.replay(i)
 	if err != nil {
 		return StateView{}, err
@@ -117,6 +120,9 @@ func (c *Cursor) StateAt(i int) (StateView, error) {
 	if err := tl.checkStep(i); err != nil {
 		return StateView{}, err
 	}
+	if tl.imported != nil {
+		return tl.importedState(i), nil
+	}
 	w, err := c.moveTo(i)
 	if err != nil {
 		return StateView{}, err
@@ -161,10 +167,7 @@ func (tl *Timeline) propertyStatus(w *sim.World, i int) []PropertyStatus {
 
 // viewOf is the model's view followed by the kernel's.
 func viewOf(w *sim.World) sim.View {
-	var v sim.View
-	if vw, ok := w.Model().(sim.Viewer); ok {
-		v = vw.View(w)
-	}
+	v, _ := w.View()
 	v.Groups = append(v.Groups, kernelGroups(w)...)
 	return v
 }

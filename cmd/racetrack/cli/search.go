@@ -102,7 +102,7 @@ func (f *searchFlags) apply(fs *flag.FlagSet, cfg *check.Config) error {
 }
 
 func searchCmd(ctx context.Context, e *Env, args []string) int {
-	fs := e.Flags("search", "[-config JSON|@FILE] [-scenario S -preset P -variant V -param k=v] [-strategy random|pct|bfs|dfs] [-property P] [budget flags] [-store DIR] [-json]",
+	fs := e.Flags("search", "[-config JSON|@FILE] [-scenario S -preset P -variant V -param k=v] [-strategy random|pct|bfs|dfs] [-property P] [budget flags] [-store DIR] [-json] [-profile]",
 		"Searches the schedules of a scenario for a violation and shrinks the counterexample. The config\n"+
 			"is the JSON body of POST /api/v1/searches; the flags override its fields.")
 	config := fs.String("config", "", "the search config as JSON, or @FILE")
@@ -113,6 +113,7 @@ func searchCmd(ctx context.Context, e *Env, args []string) int {
 	store := fs.String("store", "", "write a run folder under DIR (the search result and its counterexample run)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	natsURL := fs.String("nats", "", "run the search on the workers of this NATS cluster (random, pct, bfs; racetrack worker joins one)")
+	profile := fs.Bool("profile", false, "instead of searching, profile a bounded bfs (-states, default 20,000): the view fields and processes with the most distinct values, and new states by depth")
 	if code := e.Parse(fs, args); code >= 0 {
 		return code
 	}
@@ -146,6 +147,14 @@ func searchCmd(ctx context.Context, e *Env, args []string) int {
 	}
 	if err := sfl.apply(fs, &cfg); err != nil {
 		return e.Fail("search", ExitUsage, err)
+	}
+	if *profile {
+		for _, f := range []string{"strategy", "store", "nats"} {
+			if set[f] && (f != "strategy" || cfg.Strategy != check.BFS) {
+				return e.Fail("search", ExitUsage, fmt.Errorf("-profile runs a bfs and prints its profile; it takes no -%s", f))
+			}
+		}
+		return profileCmd(e, cfg, *asJSON)
 	}
 	return search(ctx, e, "search", cfg, timeout, *store, *asJSON, *natsURL, args)
 }
@@ -215,6 +224,31 @@ func search(ctx context.Context, e *Env, cmd string, cfg check.Config, timeout t
 		}
 	}
 	return code
+}
+
+// profileCmd prints the state-space profile of cfg's preset.
+func profileCmd(e *Env, cfg check.Config, asJSON bool) int {
+	if cfg.Scenario == "" {
+		return e.Fail("search", ExitUsage, fmt.Errorf("-scenario (or a -config naming one) is required; %s list shows the scenarios", e.Name))
+	}
+	p, err := check.ProfileSearch(e.reg, cfg)
+	if err != nil {
+		code := ExitFailure
+		if errors.Is(err, scenario.ErrInvalid) || errors.Is(err, check.ErrUnsupported) {
+			code = ExitUsage
+		}
+		return e.Fail("search", code, err)
+	}
+	if asJSON {
+		enc := json.NewEncoder(e.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(p); err != nil {
+			return e.Fail("search", ExitFailure, err)
+		}
+		return ExitHolds
+	}
+	fmt.Fprint(e.Stdout, p.Text(0))
+	return ExitHolds
 }
 
 // distributedSearch runs cfg on the workers of the NATS cluster at url.
