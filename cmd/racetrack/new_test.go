@@ -63,13 +63,7 @@ func TestNewModelBuildsAndPasses(t *testing.T) {
 	// The module's own command line verifies its model with racetrack's
 	// exit codes: the unfenced variant's stale write is a safety
 	// violation, the fencing variant holds on every schedule.
-	bin := filepath.Join(t.TempDir(), "lease")
-	goOut(t, dir, env, "build", "-o", bin, "./cmd/lease")
-	for variant, want := range map[string]int{"unfenced": cli.ExitSafety, "fencing": cli.ExitHolds} {
-		cmd := exec.Command(bin, "verify", "-scenario", "lease", "-variant", variant, "-exhaustive", "bfs")
-		out, _ := cmd.CombinedOutput()
-		assert.Equal(t, want, cmd.ProcessState.ExitCode(), "lease verify -variant %s:\n%s", variant, out)
-	}
+	verifyExitCodes(t, dir, env, "lease", map[string]int{"unfenced": cli.ExitSafety, "fencing": cli.ExitHolds})
 	src, err := os.ReadFile(filepath.Join(dir, "model.go"))
 	require.NoError(t, err)
 	assert.Contains(t, string(src), "package lease\n")
@@ -109,13 +103,7 @@ func TestNewActorsModelBuildsAndPasses(t *testing.T) {
 	modcache := strings.TrimSpace(string(goOut(t, "", nil, "env", "GOMODCACHE")))
 	env := []string{"GOMODCACHE=" + modcache, "GOFLAGS=-mod=mod", "GOWORK=off"}
 	// Its own command line verifies it with racetrack's exit codes.
-	bin := filepath.Join(t.TempDir(), "retry")
-	goOut(t, dir, env, "build", "-o", bin, "./cmd/retry")
-	for variant, want := range map[string]int{"apply-always": cli.ExitSafety, "dedup": cli.ExitHolds} {
-		cmd := exec.Command(bin, "verify", "-scenario", "retry", "-variant", variant, "-exhaustive", "bfs")
-		out, _ := cmd.CombinedOutput()
-		assert.Equal(t, want, cmd.ProcessState.ExitCode(), "retry verify -variant %s:\n%s", variant, out)
-	}
+	verifyExitCodes(t, dir, env, "retry", map[string]int{"apply-always": cli.ExitSafety, "dedup": cli.ExitHolds})
 	test := string(goOut(t, dir, env, "test", "-count=1", "-v", "./..."))
 	for _, name := range []string{"TestRetryAppliesTwice", "TestDedupHolds", "TestConforms"} {
 		assert.Contains(t, test, "--- PASS: "+name+" ", "the skeleton's %s", name)
@@ -123,6 +111,19 @@ func TestNewActorsModelBuildsAndPasses(t *testing.T) {
 	assert.Contains(t, test, "ok  \texample.com/retry\t")
 	goOut(t, dir, env, "build", "-o", os.DevNull, "./cmd/server")
 	goOut(t, dir, append(env, "GOOS=js", "GOARCH=wasm"), "build", "-o", os.DevNull, "./cmd/wasm")
+}
+
+// verifyExitCodes builds the module's cmd/NAME and checks the exit code of
+// its exhaustive verify of each variant.
+func verifyExitCodes(t *testing.T, dir string, env []string, name string, want map[string]int) {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), name)
+	goOut(t, dir, env, "build", "-o", bin, "./cmd/"+name)
+	for variant, code := range want {
+		cmd := exec.Command(bin, "verify", "-scenario", name, "-variant", variant, "-exhaustive", "bfs")
+		out, _ := cmd.CombinedOutput()
+		assert.Equal(t, code, cmd.ProcessState.ExitCode(), "%s verify -variant %s:\n%s", name, variant, out)
+	}
 }
 
 func keys(m map[string][]byte) []string {
