@@ -61,11 +61,12 @@ const DefaultSearchSeconds = 30
 
 // UnmarshalJSON decodes a budget strictly, naming its fields in errors
 // with their full path (budget.states), which encoding/json does not do
-// for unknown fields of nested objects.
+// for unknown fields of nested objects. Its duplicate keys are found by
+// the one scan of the body it sits in (scenario.DecodeStrict).
 func (b *SearchBudget) UnmarshalJSON(data []byte) error {
 	type plain SearchBudget
 	var p plain
-	if err := scenario.DecodeStrict(data, &p); err != nil {
+	if err := scenario.DecodeNested(data, &p); err != nil {
 		var fe *scenario.FieldError
 		if errors.As(err, &fe) {
 			return &scenario.FieldError{Field: join("budget", fe.Field), Msg: fe.Msg}

@@ -483,3 +483,18 @@ func TestPlanReportsEachFieldOnce(t *testing.T) {
 		}
 	}
 }
+
+// A search request is decoded strictly once: an unknown or repeated key
+// inside the budget is still named with its path.
+func TestSearchRequestBudgetDecodedStrictly(t *testing.T) {
+	for body, field := range map[string]string{
+		`{"scenario":"dining-philosophers","strategy":"bfs","budget":{"states":1,"nope":2}}`:   "budget.nope",
+		`{"scenario":"dining-philosophers","strategy":"bfs","budget":{"states":1,"states":2}}`: "budget.states",
+	} {
+		_, err := session.DecodeSearchRequest([]byte(body))
+		var e *session.Error
+		if !errors.As(err, &e) || e.Field != field || e.Code != session.CodeBadRequest {
+			t.Fatalf("%s: %v, want a bad request naming %s", body, err, field)
+		}
+	}
+}
