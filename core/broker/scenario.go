@@ -44,7 +44,8 @@ func Scenario() *scenario.Scenario {
 			scenario.IntParam("records", 1, 1, 4, "records", "records the producer writes, one at a time"),
 			scenario.IntParam("losses", 0, 0, 3, "messages", "replication messages the network may lose in a run"),
 		},
-		Properties: properties.Info(),
+		Properties:   properties.Info(),
+		Capabilities: capabilities.Erase(),
 		New: func(variant string, v scenario.Values) (sim.Model, error) {
 			return New(Config{LeaderEpoch: variant == VariantLeaderEpoch, Records: v.Int("records"), Losses: v.Int("losses")}), nil
 		},
