@@ -13,8 +13,8 @@ import (
 
 var reg = scenario.NewRegistry(broker.Scenario())
 
-func spec(preset, variant string) scenario.RunSpec {
-	return scenario.RunSpec{Scenario: broker.Scenario().ID, Preset: preset, Variant: variant}
+func spec(preset string, variant broker.Variant) scenario.RunSpec {
+	return scenario.RunSpec{Scenario: broker.Scenario().ID, Preset: preset, Variant: string(variant)}
 }
 
 // TestTruncationLosesAnAcknowledgedWrite: bfs finds the shortest loss on

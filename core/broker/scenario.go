@@ -7,15 +7,24 @@ import (
 	"github.com/racetrack-sim/racetrack/core/sim"
 )
 
-// Variants.
+// Variant is a version of the follower's recovery.
+type Variant string
+
+// The variants.
 const (
-	VariantTruncate    = "truncate-to-hw"
-	VariantLeaderEpoch = "leader-epoch"
+	VariantTruncate    Variant = "truncate-to-hw"
+	VariantLeaderEpoch Variant = "leader-epoch"
 )
+
+// Params are the model's parameters; the tags are their schema.
+type Params struct {
+	Records int `default:"1" min:"1" max:"4" unit:"records" help:"records the producer writes, one at a time"`
+	Losses  int `default:"0" min:"0" max:"3" unit:"messages" help:"replication messages the network may lose in a run"`
+}
 
 // Scenario is the catalog entry.
 func Scenario() *scenario.Scenario {
-	return &scenario.Scenario{
+	return scenario.Model[*Broker, Params, Variant]{
 		ID:      "broker-hw-truncation",
 		Title:   "Log replication loses an acknowledged write (Kafka KIP-101)",
 		Summary: "A follower restarts, truncates its log to a high watermark one fetch behind the leader's, and is elected leader: a committed record is gone.",
@@ -28,7 +37,7 @@ func Scenario() *scenario.Scenario {
 			{Title: "KIP-101: alter replication protocol to use leader epoch", URL: "https://cwiki.apache.org/confluence/display/KAFKA/KIP-101+-+Alter+Replication+Protocol+to+use+Leader+Epoch+rather+than+High+Watermark+for+Truncation"},
 			{Title: "docs/writing-a-model.md (message-passing chapter)", URL: "https://github.com/racetrack-sim/racetrack/blob/main/docs/writing-a-model.md"},
 		},
-		Variants: []scenario.Variant{
+		Variants: []scenario.VariantOf[Variant]{
 			{ID: VariantTruncate, Title: "truncate to the high watermark", Help: "a restarted follower truncates its log to its high-watermark checkpoint (Kafka before 0.11)"},
 			{ID: VariantLeaderEpoch, Title: "leader epoch", Help: "a restarted follower truncates to where the leader says its last epoch ends (KIP-101)"},
 		},
@@ -40,15 +49,12 @@ func Scenario() *scenario.Scenario {
 				Story:  "As restart-then-failover, and one fetch or fetch response may be lost (a two-way choice per message, which bfs enumerates).",
 				Params: map[string]any{"losses": 1}, MaxTime: 1000, MaxSteps: 200, Property: AckedKept, Reach: RestartedBehind},
 		},
-		Params: []scenario.Param{
-			scenario.IntParam("records", 1, 1, 4, "records", "records the producer writes, one at a time"),
-			scenario.IntParam("losses", 0, 0, 3, "messages", "replication messages the network may lose in a run"),
+		Props:        properties,
+		Capabilities: capabilities,
+		New: func(v Variant, p Params) (*Broker, error) {
+			return New(Config{LeaderEpoch: v == VariantLeaderEpoch, Records: p.Records, Losses: p.Losses}), nil
 		},
-		Properties: properties.Info(),
-		New: func(variant string, v scenario.Values) (sim.Model, error) {
-			return New(Config{LeaderEpoch: variant == VariantLeaderEpoch, Records: v.Int("records"), Losses: v.Int("losses")}), nil
-		},
-	}
+	}.Scenario()
 }
 
 // View is what the state inspector shows: per broker its log, high

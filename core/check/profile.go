@@ -45,7 +45,7 @@ type Profile struct {
 	Violations int `json:"violations"`
 }
 
-// FieldProfile is one field of the model's view (sim.Viewer): the group
+// FieldProfile is one field of the model's view (Capabilities.View): the group
 // it is in, its name, and how many distinct values it took.
 type FieldProfile struct {
 	Group    string `json:"group"`
@@ -132,8 +132,8 @@ type profiler struct {
 }
 
 func (pr *profiler) add(w *sim.World) {
-	if v, ok := w.Model().(sim.Viewer); ok {
-		for _, g := range v.View(w).Groups {
+	if view := w.Capabilities().View; view != nil {
+		for _, g := range view(w.Model(), w).Groups {
 			for _, f := range g.Fields {
 				k := fieldKey{g.ID, g.Title, f.Name}
 				if pr.fields[k] == nil {

@@ -207,6 +207,14 @@ type Actors[M any] struct {
 	tables []Handlers[M] // by process id; nil for a process with no table
 }
 
+// fixedAtInit marks a value a model fills in Init and never changes, made
+// of code rather than state: HashFields folds nothing of it (the tables'
+// functions are not state, and a model keeps them in an unexported field,
+// where reflection cannot call a HashInto).
+type fixedAtInit interface{ fixedAtInit() }
+
+func (Actors[M]) fixedAtInit() {}
+
 // Add creates an actor on node n running table a. A malformed table stops
 // the run with a model error (Handlers.Check).
 func (as *Actors[M]) Add(w *World, n NodeID, shard int, name string, a Handlers[M]) ProcID {

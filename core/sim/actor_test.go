@@ -388,3 +388,19 @@ func BenchmarkPingPongTable(b *testing.B) {
 	}
 	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
 }
+
+// TestHashFieldsLeavesActorTablesOut: the derived hash (sim.HashFields,
+// which modeltest.Conform holds a model's Hash to) folds nothing of a
+// model's sim.Actors, whose tables are code fixed in Init.
+func TestHashFieldsLeavesActorTablesOut(t *testing.T) {
+	m := &rally{latency: sim.Millisecond}
+	sim.NewWorld(m, 1, sim.NewRandomChooser(1), sim.Options{})
+	bare := *m
+	bare.actors = sim.Actors[*rally]{}
+	hm, hb := sim.NewHasher(), sim.NewHasher()
+	sim.HashFields(&hm, m)
+	sim.HashFields(&hb, &bare)
+	if hm.Sum() != hb.Sum() {
+		t.Fatal("the actor tables changed the derived hash")
+	}
+}

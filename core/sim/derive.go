@@ -154,13 +154,17 @@ func derivable(t reflect.Type, path string, depth int) error {
 // HashFields folds every field of v into h, exported or not, in
 // declaration order: through pointers, slices and arrays (with their
 // lengths), maps (keys sorted), interfaces (with their dynamic type's
-// name). A value that is Hashable folds itself. A function or a channel
-// panics: it is not state.
+// name). A value that is Hashable folds itself; sim.Actors (actor tables,
+// fixed in Init) folds nothing. A function or a channel panics: it is not
+// state.
 func HashFields(h *Hasher, v any) {
 	hashValue(h, reflect.ValueOf(v), 0)
 }
 
-var hashableType = reflect.TypeFor[Hashable]()
+var (
+	hashableType    = reflect.TypeFor[Hashable]()
+	fixedAtInitType = reflect.TypeFor[fixedAtInit]()
+)
 
 func hashValue(h *Hasher, v reflect.Value, depth int) {
 	if depth > maxDeriveDepth {
@@ -169,6 +173,9 @@ func hashValue(h *Hasher, v reflect.Value, depth int) {
 	if !v.IsValid() {
 		h.Uint64(0)
 		return
+	}
+	if v.Type().Implements(fixedAtInitType) {
+		return // sim.Actors: tables of code, fixed in Init
 	}
 	if v.Type().Implements(hashableType) && v.CanInterface() && (v.Kind() != reflect.Pointer || !v.IsNil()) {
 		v.Interface().(Hashable).HashInto(h)
