@@ -80,7 +80,7 @@ func importCmd(_ context.Context, e *Env, args []string) int {
 	fs := e.Flags("import", "-trace LOG [-format shiviz|ndjson|json] [-parser RE] [-delimiter RE] [-execution N] [-o FILE]",
 		"Reads a logged execution of a real system (a ShiViz log, Racetrack's NDJSON trace format, or\n"+
 			"Racetrack's JSON export of a run) and writes it as Racetrack's JSON timeline, the shape\n"+
-			"racetrack export -format json writes. A log that is not a valid execution is refused naming\n"+
+			"export -format json writes. A log that is not a valid execution is refused naming\n"+
 			"the line and the field. The exit status is 11 when the log shows a deadlock, 0 otherwise.")
 	trace := fs.String("trace", "", "the log to read")
 	lf := addLogFlags(fs, "format")
