@@ -66,6 +66,18 @@
 //
 // Crash and Restart mark a node going down and coming back.
 //
+// # Reading the trace
+//
+// The trace opens in Racetrack like a run:
+//
+//	racetrack import -trace run.ndjson -o run.json
+//	racetrack export -trace run.ndjson -format chrome -o trace.json
+//
+// A block that closes a cycle of waits (each lane waiting for a mutex
+// the next one holds) is reported as a deadlock at that step, and the
+// diagram draws the cycle. examples/messager is a complete program that
+// does all of this.
+//
 // # Limits
 //
 // One Tracer orders the events of one process. A system of several

@@ -16,9 +16,13 @@ var verdicts = map[int]string{
 }
 
 // violationCode is the exit code of a violation of the named property of
-// sc: by the property's kind.
+// sc (nil for an imported log): by the property's kind.
 func violationCode(sc *scenario.Scenario, property string) int {
-	for _, p := range sc.Properties {
+	var props []sim.PropertyInfo
+	if sc != nil {
+		props = sc.Properties
+	}
+	for _, p := range props {
 		if p.Name != property {
 			continue
 		}
