@@ -246,8 +246,11 @@ func stepAndSeek(t *testing.T, p *page) {
 	if groups == 0 {
 		t.Errorf("the inspector shows no groups at step %d", mid-1)
 	}
-	// Play advances on its own; pause stops it where it is.
-	eval[any](p, `__rt.seek(0)`)
+	// Play advances on its own; pause stops it where it is. At 2 steps a
+	// second, so that a short run (5 steps) is still playing when the
+	// pause comes on a loaded machine: a run played to its end stops by
+	// itself, and a click then plays it again from the start.
+	eval[any](p, `__rt.seek(0); document.querySelector("#speed").value = "2"`)
 	p.wait("step 0 before play", `__rt.S.state && __rt.S.state.step === 0`, 10*time.Second)
 	p.click("#play")
 	p.wait("playing", fmt.Sprintf(`__rt.S.step >= %d`, min(3, total-1)), 10*time.Second)
@@ -260,6 +263,7 @@ func stepAndSeek(t *testing.T, p *page) {
 	if label := eval[string](p, `document.querySelector("#play").getAttribute("aria-label")`); label != "Play" {
 		t.Errorf("the play button reads %q after pausing, want Play", label)
 	}
+	eval[any](p, `document.querySelector("#speed").value = "30"`)
 	// Some step of the first ten changes a field, and the page marks it.
 	found := false
 	for i := 0; i < min(10, total) && !found; i++ {

@@ -65,6 +65,16 @@ func formErrors(t *testing.T, p *page, base, engine string) {
 		if !strings.Contains(phil, "2–12") && !strings.Contains(phil, "12") || meals == "" || !strings.Contains(top, "2 problems") || !strings.Contains(top, "philosophers") || !strings.Contains(top, "meals") {
 			t.Errorf("philosophers 40 and meals 0: philosophers says %q, meals says %q, the form says %q", phil, meals, top)
 		}
+		// A bad seed too: all three at once.
+		set("#seed", "1e3")
+		set(`#params [name="meals"]`, "0")
+		set(`#params [name="philosophers"]`, "40")
+		submit()
+		top = eval[string](p, `document.querySelector("#formerror").textContent`)
+		if !strings.Contains(top, "3 problems") || !strings.Contains(top, "Seed") || !strings.Contains(fieldMsg(p, "#seed"), "“1e3”") || fieldMsg(p, `#params [name="meals"]`) == "" {
+			t.Errorf("seed 1e3, philosophers 40 and meals 0: the form says %q", top)
+		}
+		set("#seed", "1")
 		set(`#params [name="philosophers"]`, "5")
 		set(`#params [name="meals"]`, "3")
 		p.click("#run")

@@ -115,7 +115,7 @@ func (s *Session) call(id, method string, args json.RawMessage) (any, error) {
 	case "open":
 		var a OpenArgs
 		if err := decode(args, &a); err != nil {
-			return nil, err
+			return nil, s.openErrors(a, err)
 		}
 		return s.Open(a)
 	case "steps":
