@@ -73,6 +73,10 @@ type Config struct {
 
 	ExportSlots int // exports written at once, default GOMAXPROCS; more get 429
 
+	// Auth, when set, requires a token of every request (a server
+	// reachable from other machines); nil: none (loopback).
+	Auth *Auth
+
 	// Cluster runs distributed searches ("distributed": true); nil: the
 	// server refuses them.
 	Cluster Cluster

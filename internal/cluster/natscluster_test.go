@@ -107,7 +107,7 @@ func TestThreeNodeNATSCluster(t *testing.T) {
 	opts := testOptions
 	opts.Replicas = 3
 	opts.LostAfter = 20 * time.Second
-	nc, err := Dial(urls, "coordinator")
+	nc, err := Dial(urls, "coordinator", ClientAuth{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestThreeNodeNATSCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := 0; i < 2; i++ {
-		wc, err := Dial(urls, fmt.Sprintf("worker-%d", i))
+		wc, err := Dial(urls, fmt.Sprintf("worker-%d", i), ClientAuth{})
 		if err != nil {
 			t.Fatal(err)
 		}
