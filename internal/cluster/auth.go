@@ -3,7 +3,7 @@ package cluster
 import (
 	"crypto/rand"
 	"crypto/tls"
-	"encoding/base64"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"regexp"
@@ -53,24 +53,26 @@ func (a ClientAuth) options() []nats.Option {
 	return o
 }
 
-// passwordPattern keeps a password printable and safe to quote in a
-// NATS configuration.
-var passwordPattern = regexp.MustCompile(`^[A-Za-z0-9_.~+/=-]{16,256}$`)
+// passwordPattern keeps a password printable and safe in a NATS
+// configuration, quoted or not: nats-server parses an environment
+// variable's value as a configuration value, so one starting with a
+// digit would be read as a number.
+var passwordPattern = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.~-]{15,255}$`)
 
 // CheckPassword says why a password given on the command line or in the
 // environment is not acceptable.
 func CheckPassword(field, p string) error {
 	if !passwordPattern.MatchString(p) {
-		return fmt.Errorf("%s: a NATS password is 16 to 256 characters of A-Z a-z 0-9 _ . ~ + / = -", field)
+		return fmt.Errorf("%s: a NATS password is 16 to 256 characters of A-Z a-z 0-9 _ . ~ -, starting with a letter", field)
 	}
 	return nil
 }
 
-// NewPassword is a random password (192 bits).
+// NewPassword is a random password (192 bits), of passwordPattern.
 func NewPassword() string {
 	b := make([]byte, 24)
 	_, _ = rand.Read(b) // crypto/rand.Read never fails (Go 1.24+)
-	return base64.RawURLEncoding.EncodeToString(b)
+	return "rt" + hex.EncodeToString(b)
 }
 
 // JetStreamLimits bound what the account may keep: a worker that floods

@@ -249,12 +249,14 @@ func TestForgedCountsAreCaught(t *testing.T) {
 }
 
 // A worker that answers every seed range "nothing found" is caught by
-// the coordinator re-running a secret run of each range.
+// the coordinator re-running a secret run of each range. 20 of the first
+// 300 runs of this search deadlock (6.7 %): of its 250 ranges' audited
+// runs, none violates with probability 0.933^250, about 3e-8.
 func TestForgedCleanRangesAreCaught(t *testing.T) {
 	c := startCluster(t, 0)
 	stop := rogueWorker(t, c.emb, func(tk task) rangeResult { return rangeResult{Runs: tk.Hi - tk.Lo} })
 	defer stop()
-	cfg := check.Config{Scenario: "dining-philosophers", Preset: "lock-level", Variant: "buggy", Strategy: check.Random, Seed: 2, Budget: check.Budget{Runs: 300}}
+	cfg := check.Config{Scenario: "dining-philosophers", Preset: "lock-level", Variant: "buggy", Strategy: check.Random, Seed: 2, Budget: check.Budget{Runs: 2000}}
 	res, err := c.coord.Search(context.Background(), cfg, nil)
 	if !errors.Is(err, ErrForged) || res.Found {
 		t.Fatalf("forged clean ranges: err %v, found %v", err, res.Found)
