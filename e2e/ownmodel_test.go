@@ -46,13 +46,7 @@ func TestOwnModel(t *testing.T) {
 	}
 	tmp, clone := cloneHead(t)
 	mod := filepath.Join(clone, "examples", "ownmodel")
-	modcache := strings.TrimSpace(string(must(t, exec.Command("go", "env", "GOMODCACHE"))))
-	goCmd := func(env []string, args ...string) *exec.Cmd {
-		c := exec.Command("go", args...)
-		c.Dir = mod
-		c.Env = append(append(os.Environ(), "GOMODCACHE="+modcache, "GOFLAGS=-mod=readonly", "GOWORK=off"), env...)
-		return c
-	}
+	goCmd := moduleGo(t, mod, "-mod=readonly")
 
 	t.Run("go-test", func(t *testing.T) {
 		out := string(must(t, goCmd(nil, "test", "-count=1", "./...")))
@@ -249,6 +243,19 @@ func startServer(t *testing.T, srv *exec.Cmd) string {
 // ignored build output are left behind) into a temporary folder and
 // returns the folder and the clone in it; without git the test is
 // skipped.
+// moduleGo runs the go command in the module at dir, as its own module
+// (no workspace) with the shared module cache and the given GOFLAGS.
+func moduleGo(t *testing.T, dir, goflags string) func(env []string, args ...string) *exec.Cmd {
+	t.Helper()
+	modcache := strings.TrimSpace(string(must(t, exec.Command("go", "env", "GOMODCACHE"))))
+	return func(env []string, args ...string) *exec.Cmd {
+		c := exec.Command("go", args...)
+		c.Dir = dir
+		c.Env = append(append(os.Environ(), "GOMODCACHE="+modcache, "GOFLAGS="+goflags, "GOWORK=off"), env...)
+		return c
+	}
+}
+
 func cloneHead(t *testing.T) (tmp, clone string) {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {

@@ -169,9 +169,33 @@ func (a *Account) View(w *sim.World) sim.View {
 	return sim.View{Groups: []sim.Group{g}}
 }
 
+// Variant is a version of the withdrawal.
+type Variant string
+
+// The variants.
+const (
+	CheckThenAct Variant = "check-then-act"
+	Atomic       Variant = "atomic"
+)
+
+// Params are the model's parameters; the tags are their schema.
+type Params struct {
+	Balance int `default:"100" min:"0" max:"1000000" help:"the account's opening balance"`
+	Clerks  int `default:"2" min:"1" max:"8" help:"clerks, each withdrawing once"`
+	Amount  int `default:"80" min:"1" max:"1000000" help:"what each clerk withdraws"`
+}
+
+// capabilities is what the model offers beyond sim.Model; the compiler
+// checks every method named.
+var capabilities = sim.Capabilities[*Account]{
+	Describe:            (*Account).Describe,
+	View:                (*Account).View,
+	SharesUnlockedState: (*Account).SharesUnlockedState,
+}
+
 // Scenario is the catalog entry.
 func Scenario() *scenario.Scenario {
-	return &scenario.Scenario{
+	return scenario.Model[*Account, Params, Variant]{
 		ID:      "bank-overdraft",
 		Title:   "Bank overdraft (the tutorial model)",
 		Summary: "Two clerks check a balance under a lock, let go, and debit later: both approve, the account goes negative.",
@@ -179,22 +203,18 @@ func Scenario() *scenario.Scenario {
 			"separate holds of the account's lock (check-then-act), two clerks can both see enough money before either " +
 			"debits. Holding the lock across the check and the debit fixes it.",
 		Links: []scenario.Link{{Title: "docs/writing-a-model.md", URL: "https://github.com/racetrack-sim/racetrack/blob/main/docs/writing-a-model.md"}},
-		Variants: []scenario.Variant{
-			{ID: "check-then-act", Title: "check, unlock, debit", Help: "the balance is checked under the lock and debited under a second hold of it"},
-			{ID: "atomic", Title: "check and debit under one lock", Help: "the check and the debit happen under one hold of the lock"},
+		Variants: []scenario.VariantOf[Variant]{
+			{ID: CheckThenAct, Title: "check, unlock, debit", Help: "the balance is checked under the lock and debited under a second hold of it"},
+			{ID: Atomic, Title: "check and debit under one lock", Help: "the check and the debit happen under one hold of the lock"},
 		},
 		Presets: []scenario.Preset{
 			{ID: "two-clerks", Title: "Two clerks, 100 in the account, 80 each", Story: "Every step is a scheduling choice.",
 				Params: map[string]any{}, MaxTime: 1000, MaxSteps: 1000, Property: NoOverdraft, Reach: Contended},
 		},
-		Params: []scenario.Param{
-			scenario.IntParam("balance", 100, 0, 1_000_000, "", "the account's opening balance"),
-			scenario.IntParam("clerks", 2, 1, 8, "", "clerks, each withdrawing once"),
-			scenario.IntParam("amount", 80, 1, 1_000_000, "", "what each clerk withdraws"),
+		Props:        properties,
+		Capabilities: capabilities,
+		New: func(v Variant, p Params) (*Account, error) {
+			return New(p.Balance, p.Clerks, p.Amount, v == Atomic), nil
 		},
-		Properties: properties.Info(),
-		New: func(variant string, v scenario.Values) (sim.Model, error) {
-			return New(v.Int("balance"), v.Int("clerks"), v.Int("amount"), variant == "atomic"), nil
-		},
-	}
+	}.Scenario()
 }

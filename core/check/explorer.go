@@ -367,20 +367,6 @@ func (x *Explorer) violation(w *sim.World) (sim.Violation, bool) {
 	return sim.Violation{}, false
 }
 
-// newWorld builds a fresh world for spec driven by ch (nil: the spec's own
-// replay-then-seed chooser). The spec must be normalised.
-func (x *Explorer) newWorld(spec scenario.RunSpec, ch sim.Chooser) (*sim.World, error) {
-	if ch == nil {
-		_, _, w, err := x.reg.Build(spec, scenario.Options{})
-		return w, err
-	}
-	m, err := x.sc.New(spec.Variant, scenario.Values(spec.Params))
-	if err != nil {
-		return nil, fmt.Errorf("scenario %s: %w", x.sc.ID, err)
-	}
-	return sim.NewWorld(m, spec.Seed, ch, sim.Options{}), nil
-}
-
 // ended ends a depth-first search whose frontier holds frontier states
 // when nothing is left to expand (verified, or bounded when a bound cut
 // the search) or its state budget is spent, and reports whether it did.
@@ -393,23 +379,6 @@ func (x *Explorer) ended(frontier int, cut bool) bool {
 		x.prog.Done = true
 	}
 	return x.prog.Done
-}
-
-// replayTo builds the world a run of the searched spec reaches after
-// steps steps following sched, its whole schedule: what dfs rebuilds a
-// state from when it stepped the state's world into a successor.
-func (x *Explorer) replayTo(sched []int, steps int) (*sim.World, error) {
-	ch := &sim.ScriptChooser{Schedule: sched}
-	w, err := x.newWorld(x.base, ch)
-	if err != nil {
-		return nil, err
-	}
-	for w.Steps() < steps && w.Step() {
-	}
-	if w.Steps() != steps || ch.Pos != len(sched) || w.Err() != nil {
-		return nil, fmt.Errorf("%w: dfs replay of a stored state failed at step %d: %v", ErrReplay, w.Steps(), w.Err())
-	}
-	return w, nil
 }
 
 // runToViolation runs w until the searched property fails or the run ends

@@ -319,16 +319,13 @@ func (e *graphEngine) canonKey(w *sim.World, h *sim.Hasher) (stateKey, int) {
 		fp, perm := e.hash(w, h)
 		return stateKey{fp: fp}, perm
 	}
-	var m Symmetric
-	if e.sym != nil {
-		m, _ = symmetryOf(w.Model())
-	}
+	m := w.Model()
 	encode := func(p *sim.Permutation) stateKey {
 		h := sim.NewEncoder(nil)
-		if m == nil {
-			w.FoldPermuted(&h, nil, w.Model().Hash)
+		if !e.sym {
+			w.FoldPermuted(&h, nil, m.Hash)
 		} else {
-			w.FoldPermuted(&h, p, func(h *sim.Hasher) { m.HashPermuted(h, p) })
+			w.FoldPermuted(&h, p, func(h *sim.Hasher) { e.caps.HashPermuted(m, h, p) })
 		}
 		return stateKey{fp: h.Sum(), enc: string(h.Bytes())}
 	}

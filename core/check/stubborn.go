@@ -4,24 +4,6 @@ import (
 	"github.com/racetrack-sim/racetrack/core/sim"
 )
 
-// LockSets is implemented by thread models that can say which mutexes a
-// process may still lock or unlock from now on (a superset is fine). With
-// it the partial-order reduction computes stubborn sets (Valmari): from a
-// state it explores the next steps of a set T of processes closed under
-// "a process outside T may later touch a mutex a step in T touches", so no
-// step outside T can interfere with T first. That preserves every
-// deadlock and end state, and for programs where most processes share
-// few locks it explores a small fraction of the interleavings.
-type LockSets interface {
-	MayTouch(w *sim.World, p sim.ProcID) []sim.MutexID
-}
-
-// lockSetsOf returns the model's lock sets, if it has them.
-func lockSetsOf(m sim.Model) (LockSets, bool) {
-	l, ok := m.(LockSets)
-	return l, ok
-}
-
 // maxSeeds bounds the processes tried as the seed of a stubborn set; the
 // smallest set found is explored.
 const maxSeeds = 8
@@ -97,7 +79,7 @@ func (st *stubborn) closure(seed sim.ProcID) []sim.ProcID {
 	in := make([]bool, len(st.evIdx))
 	var out []sim.ProcID
 	work := []sim.ProcID{seed}
-	ls := st.e.lockSets
+	e := st.e
 	for len(work) > 0 && !st.abort && !st.found {
 		p := work[len(work)-1]
 		work = work[:len(work)-1]
@@ -116,7 +98,7 @@ func (st *stubborn) closure(seed sim.ProcID) []sim.ProcID {
 		}
 		for q := range st.evIdx {
 			qp := sim.ProcID(q)
-			if qp == p || in[q] || !touches(ls.MayTouch(st.w, qp), m) {
+			if qp == p || in[q] || !touches(e.caps.MayTouch(e.root, st.w, qp), m) {
 				continue
 			}
 			work = append(work, st.enablers(qp, make([]bool, len(st.evIdx)))...)
@@ -187,10 +169,4 @@ func (st *stubborn) exec(p sim.ProcID) *succ {
 	s := &succ{w: c, key: key, fp: fp, perm: perm}
 	st.succ[p] = s
 	return s
-}
-
-// symmetryOf returns the model's symmetries, if it has them.
-func symmetryOf(m sim.Model) (Symmetric, bool) {
-	sym, ok := m.(Symmetric)
-	return sym, ok
 }

@@ -26,8 +26,9 @@ type counters struct {
 	Total   int
 }
 
-// runs is state outside the model, for the nondeterministic fault.
-var runs int
+// runs is state outside the model, for the nondeterministic fault;
+// hashes, for the impure hash.
+var runs, hashes int
 
 const rounds = 3
 
@@ -118,8 +119,12 @@ func (m *counters) Clone() sim.Model {
 }
 
 func (m *counters) Hash(h *sim.Hasher) {
-	if m.fault == "hash-nothing" {
+	switch m.fault {
+	case "hash-nothing":
 		return
+	case "hash-impure":
+		hashes++
+		h.Int(hashes)
 	}
 	for _, c := range m.Counts {
 		h.Int(c)
@@ -148,7 +153,7 @@ func brokenScenario(overBudget, helpWrong bool) *scenario.Scenario {
 	if helpWrong {
 		help = "something else"
 	}
-	faults := []string{"none", "nondeterministic", "shallow-clone", "drop-on-clone", "hash-nothing"}
+	faults := []string{"none", "nondeterministic", "shallow-clone", "drop-on-clone", "hash-nothing", "hash-impure"}
 	return &scenario.Scenario{
 		ID: "counters", Title: "Counters",
 		Variants: []scenario.Variant{{ID: "ordered"}, {ID: "crossed"}},
@@ -186,12 +191,16 @@ func TestEachCheckFailsOnItsBrokenModel(t *testing.T) {
 		"determinism": func(s scenario.RunSpec) error { return modeltest.CheckDeterminism(reg, s) },
 		"seek":        func(s scenario.RunSpec) error { return modeltest.CheckSeek(reg, s, 4) },
 		"clone-hash":  func(s scenario.RunSpec) error { return modeltest.CheckCloneHash(reg, s, 4) },
+		"derived":     func(s scenario.RunSpec) error { return modeltest.CheckDerived(reg, s, 4) },
 	}
 	for _, c := range []struct{ fault, check, want string }{
 		{"nondeterministic", "determinism", "two runs of one spec differ"},
 		{"drop-on-clone", "seek", "differs from a fresh run"},
 		{"shallow-clone", "clone-hash", "changed its original"},
 		{"hash-nothing", "clone-hash", "Hash misses the state"},
+		{"drop-on-clone", "derived", "leaves out state: field Total differs"},
+		{"shallow-clone", "derived", "shares memory with the original"},
+		{"hash-impure", "derived", "two states with equal fields hash"},
 	} {
 		err := checks[c.check](spec(c.fault))
 		if err == nil || !errors.Is(err, modeltest.ErrNonconforming) || !strings.Contains(err.Error(), c.want) {

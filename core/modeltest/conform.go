@@ -67,6 +67,7 @@ func Conform(t *testing.T, reg *scenario.Registry, opt Options) {
 								func() error { return CheckDeterminism(reg, spec) },
 								func() error { return CheckSeek(reg, spec, opt.Picks) },
 								func() error { return CheckCloneHash(reg, spec, opt.Picks) },
+								func() error { return CheckDerived(reg, spec, opt.Picks) },
 							} {
 								if err := check(); err != nil {
 									t.Error(err)
@@ -249,11 +250,10 @@ func differ(a, b *sim.World) string {
 
 // modelView is the model's own view, or nil when it has none.
 func modelView(w *sim.World) *sim.View {
-	vw, ok := w.Model().(sim.Viewer)
+	v, ok := w.View()
 	if !ok {
 		return nil
 	}
-	v := vw.View(w)
 	return &v
 }
 
@@ -337,6 +337,116 @@ func CheckCloneHash(reg *scenario.Registry, spec scenario.RunSpec, k int) error 
 		return fail(ns, w.Steps(), "the model's view took %d values over %d steps, its Hash only one: Hash misses the state", len(views), w.Steps())
 	}
 	return nil
+}
+
+// derivedHash is sim.HashFields of the model's state.
+func derivedHash(m sim.Model) uint64 {
+	h := sim.NewHasher()
+	sim.HashFields(&h, m)
+	return h.Sum()
+}
+
+// CheckDerived holds the model's hand-written Clone and Hash to the ones
+// sim derives by reflection (sim.DeepClone, sim.HashFields), on every
+// state of a run of spec: two states whose fields are equal hash the same
+// by the model's Hash (it reads nothing else); at random steps the
+// model's Clone copies every field (its copy's fields equal the
+// original's) and a derived copy hashes as the original by the model's
+// Hash; and both copies stay as they were while the run goes on (neither
+// shares memory with the original). A model that DeepClone cannot copy
+// (sim.Derivable) is held only to the first.
+func CheckDerived(reg *scenario.Registry, spec scenario.RunSpec, k int) error {
+	ns, _, w, err := reg.Build(spec, scenario.Options{})
+	if err != nil {
+		return fail(spec, 0, "%v", err)
+	}
+	lim := ns.Limits()
+	probe, _, pw, err := reg.Build(spec, scenario.Options{})
+	if err != nil {
+		return fail(spec, 0, "%v", err)
+	}
+	for pw.StepWithin(probe.Limits()) {
+	}
+	derivable := sim.Derivable(w.Model()) == nil
+	type copied struct {
+		m       sim.Model
+		derived uint64
+		at      int
+		by      string
+	}
+	var copies []copied
+	byFields := map[uint64]uint64{} // derived hash -> the model's Hash
+	visit := func() error {
+		d, h := derivedHash(w.Model()), modelHash(w)
+		if prev, ok := byFields[d]; ok && prev != h {
+			return fail(ns, w.Steps(), "two states with equal fields hash %016x and %016x by the model's Hash: it reads something besides the state", prev, h)
+		}
+		byFields[d] = h
+		return nil
+	}
+	if err := visit(); err != nil {
+		return err
+	}
+	for _, at := range picks(ns, pw.Steps(), k) {
+		for w.Steps() < at && w.StepWithin(lim) {
+			if err := visit(); err != nil {
+				return err
+			}
+		}
+		m := w.Model()
+		d := derivedHash(m)
+		c := m.Clone()
+		if derivedHash(c) != d {
+			return fail(ns, at, "the model's Clone at step %d leaves out state: %s", at, firstFieldDiffOf(m, c))
+		}
+		copies = append(copies, copied{c, d, at, "the model's Clone"})
+		if derivable {
+			dc := sim.DeepClone(m)
+			if h := modelHash(w); handHash(dc) != h {
+				return fail(ns, at, "a derived copy at step %d hashes %016x by the model's Hash, the original %016x", at, handHash(dc), h)
+			}
+			copies = append(copies, copied{dc, d, at, "sim.DeepClone"})
+		}
+	}
+	for w.StepWithin(lim) {
+	}
+	for _, c := range copies {
+		if derivedHash(c.m) != c.derived {
+			return fail(ns, c.at, "a copy by %s taken at step %d changed as the run went on: it shares memory with the original", c.by, c.at)
+		}
+	}
+	return nil
+}
+
+// handHash is the model's own Hash of m.
+func handHash(m sim.Model) uint64 {
+	h := sim.NewHasher()
+	m.Hash(&h)
+	return h.Sum()
+}
+
+// firstFieldDiffOf names the first field in which two copies of a model
+// differ.
+func firstFieldDiffOf(a, b sim.Model) string {
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	for va.Kind() == reflect.Pointer && vb.Kind() == reflect.Pointer && !va.IsNil() && !vb.IsNil() {
+		va, vb = va.Elem(), vb.Elem()
+	}
+	if va.Kind() != reflect.Struct || va.Type() != vb.Type() {
+		return fmt.Sprintf("a %s copied as a %s", va.Type(), vb.Type())
+	}
+	for i := range va.NumField() {
+		if !va.Type().Field(i).IsExported() {
+			continue // reflection cannot read it out; named below
+		}
+		hx, hy := sim.NewHasher(), sim.NewHasher()
+		sim.HashFields(&hx, va.Field(i).Interface())
+		sim.HashFields(&hy, vb.Field(i).Interface())
+		if hx.Sum() != hy.Sum() {
+			return "field " + va.Type().Field(i).Name + " differs"
+		}
+	}
+	return "an unexported field differs"
 }
 
 // CheckReach searches spec's preset with random runs (up to runs of them,

@@ -248,9 +248,27 @@ func (t *Table) View(w *sim.World) sim.View {
 	return v
 }
 
+// Variant is a version of the table.
+type Variant string
+
+// The variants.
+const (
+	LeftFirst  Variant = "buggy"
+	LowerFirst Variant = "fixed"
+)
+
+// Params are the table's parameters; the tags are their schema.
+type Params struct {
+	Philosophers int      `default:"5" min:"2" max:"12" help:"number of philosophers (and forks)"`
+	Meals        int      `default:"3" min:"1" max:"100" help:"meals each philosopher eats"`
+	Timed        bool     `default:"true" help:"timed: think and eat take time; untimed: every step is a scheduling choice"`
+	ThinkTime    sim.Time `default:"20" min:"0" max:"10000" help:"longest think time; each is drawn uniformly from 0 to this, at 1 ms resolution"`
+	EatTime      sim.Time `default:"5" min:"0" max:"10000" help:"time to eat a meal"`
+}
+
 // Scenario is the catalog entry of the dining philosophers.
 func Scenario() *scenario.Scenario {
-	return &scenario.Scenario{
+	return scenario.Model[*Table, Params, Variant]{
 		ID:      "dining-philosophers",
 		Title:   "Dining philosophers",
 		Summary: "Five threads, five mutexes, one cycle of waits.",
@@ -258,9 +276,9 @@ func Scenario() *scenario.Scenario {
 			"at the same moment, each waits for ever for the right one: a cycle in the wait-for graph. Taking the " +
 			"lower-numbered fork first imposes a global lock order and removes every cycle.",
 		Links: []scenario.Link{{Title: "Dijkstra, Hierarchical ordering of sequential processes (EWD310)", URL: "https://www.cs.utexas.edu/users/EWD/ewd03xx/EWD310.PDF"}},
-		Variants: []scenario.Variant{
-			{ID: "buggy", Title: "left fork first", Help: "every philosopher takes the left fork, then the right"},
-			{ID: "fixed", Title: "lower fork first", Help: "every philosopher takes the lower-numbered fork first: a global lock order"},
+		Variants: []scenario.VariantOf[Variant]{
+			{ID: LeftFirst, Title: "left fork first", Help: "every philosopher takes the left fork, then the right"},
+			{ID: LowerFirst, Title: "lower fork first", Help: "every philosopher takes the lower-numbered fork first: a global lock order"},
 		},
 		Presets: []scenario.Preset{
 			{ID: "table", Title: "Five philosophers, timed", Story: "Random think times; the deadlock needs all five to be hungry at once.",
@@ -268,20 +286,13 @@ func Scenario() *scenario.Scenario {
 			{ID: "lock-level", Title: "Untimed interleavings", Story: "Every step is a scheduling choice: the configuration for exhaustive search.",
 				Params: map[string]any{"timed": false, "meals": int64(1)}, MaxTime: 60_000, MaxSteps: 100_000, Property: sim.NoDeadlockName, Reach: "all-hungry"},
 		},
-		Params: []scenario.Param{
-			scenario.IntParam("philosophers", 5, 2, 12, "", "number of philosophers (and forks)"),
-			scenario.IntParam("meals", 3, 1, 100, "", "meals each philosopher eats"),
-			scenario.BoolParam("timed", true, "timed: think and eat take time; untimed: every step is a scheduling choice"),
-			scenario.DurationParam("thinkTime", 20, 0, 10_000, "longest think time; each is drawn uniformly from 0 to this, at 1 ms resolution"),
-			scenario.DurationParam("eatTime", 5, 0, 10_000, "time to eat a meal"),
+		Props:        properties,
+		Capabilities: capabilities,
+		Cost: func(p Params) scenario.Cost {
+			return scenario.Cost{WorldBytes: 1536 + 300*int64(p.Philosophers)}
 		},
-		Properties: properties.Info(),
-		Cost: func(v scenario.Values) scenario.Cost {
-			return scenario.Cost{WorldBytes: 1536 + 300*int64(v.Int("philosophers"))}
+		New: func(v Variant, p Params) (*Table, error) {
+			return New(p.Philosophers, p.Meals, v == LowerFirst, p.Timed, p.ThinkTime, p.EatTime), nil
 		},
-		New: func(variant string, v scenario.Values) (sim.Model, error) {
-			return New(v.Int("philosophers"), v.Int("meals"), variant == "fixed", v.Bool("timed"),
-				v.Duration("thinkTime"), v.Duration("eatTime")), nil
-		},
-	}
+	}.Scenario()
 }

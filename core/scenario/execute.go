@@ -44,7 +44,7 @@ func (r *Registry) Build(spec RunSpec, opt Options) (RunSpec, *Scenario, *sim.Wo
 	if len(ns.Schedule) > 0 {
 		ch = sim.NewReplayChooser(ns.Schedule, ch)
 	}
-	w := sim.NewWorld(m, ns.Seed, ch, sim.Options{Trace: opt.Trace, StopOnViolation: opt.StopOnViolation})
+	w := sim.NewWorld(m, ns.Seed, ch, sim.Options{Trace: opt.Trace, StopOnViolation: opt.StopOnViolation, Capabilities: sc.Capabilities})
 	return ns, sc, w, nil
 }
 

@@ -13,7 +13,9 @@ type Link struct {
 	URL   string `json:"url"`
 }
 
-// Variant is one version of the modelled code (buggy, fixed, ...).
+// Variant is one version of the modelled code (buggy, fixed, ...), as
+// the catalog lists it. A model declares its variants as VariantOf, whose
+// ids are typed constants.
 type Variant struct {
 	ID    string `json:"id"`
 	Title string `json:"title"`
@@ -62,6 +64,10 @@ type Scenario struct {
 	Cost func(v Values) Cost `json:"-"`
 	// New builds the model for a variant and normalised parameters.
 	New func(variant string, v Values) (sim.Model, error) `json:"-"`
+	// Capabilities is what the model offers beyond sim.Model, declared
+	// once (sim.Capabilities[M].Erase()). Nil: the deprecated optional
+	// interfaces the model implements are found from its methods.
+	Capabilities *sim.Capabilities[sim.Model] `json:"-"`
 }
 
 // DefaultVariant is the first variant (by convention the buggy one).
@@ -120,6 +126,11 @@ func (s *Scenario) presetIDs() []string {
 func (s *Scenario) validate() error {
 	if s.ID == "" || len(s.Variants) == 0 || len(s.Presets) == 0 || s.New == nil {
 		return fmt.Errorf("scenario %q: needs an id, variants, presets and New", s.ID)
+	}
+	if s.Capabilities != nil {
+		if err := s.Capabilities.Check(); err != nil {
+			return fmt.Errorf("scenario %q: %w", s.ID, err)
+		}
 	}
 	for i := range s.Params {
 		p := &s.Params[i]

@@ -38,34 +38,52 @@ type Param struct {
 func Range(lo, hi float64) (*float64, *float64) { return &lo, &hi }
 
 // IntParam declares an integer parameter in [lo, hi].
+//
+// Deprecated: declare the parameters as a struct whose tags are the
+// schema (Model, ParamsOf).
 func IntParam(name string, def, lo, hi int, unit, help string) Param {
 	mn, mx := Range(float64(lo), float64(hi))
 	return Param{Name: name, Type: TypeInt, Default: int64(def), Min: mn, Max: mx, Unit: unit, Help: help}
 }
 
 // FloatParam declares a real parameter in [lo, hi].
+//
+// Deprecated: declare the parameters as a struct whose tags are the
+// schema (Model, ParamsOf).
 func FloatParam(name string, def, lo, hi float64, unit, help string) Param {
 	mn, mx := Range(lo, hi)
 	return Param{Name: name, Type: TypeFloat, Default: def, Min: mn, Max: mx, Unit: unit, Help: help}
 }
 
 // DurationParam declares a duration in milliseconds in [lo, hi].
+//
+// Deprecated: declare the parameters as a struct whose tags are the
+// schema (Model, ParamsOf).
 func DurationParam(name string, def, lo, hi float64, help string) Param {
 	mn, mx := Range(lo, hi)
 	return Param{Name: name, Type: TypeDuration, Default: def, Min: mn, Max: mx, Unit: "ms", Help: help}
 }
 
 // BoolParam declares a boolean.
+//
+// Deprecated: declare the parameters as a struct whose tags are the
+// schema (Model, ParamsOf).
 func BoolParam(name string, def bool, help string) Param {
 	return Param{Name: name, Type: TypeBool, Default: def, Help: help}
 }
 
 // EnumParam declares one of a fixed set of strings.
+//
+// Deprecated: declare the parameters as a struct whose tags are the
+// schema (Model, ParamsOf).
 func EnumParam(name, def string, values []string, help string) Param {
 	return Param{Name: name, Type: TypeEnum, Default: def, Enum: values, Help: help}
 }
 
 // IntListParam declares a non-empty list of integers each in [lo, hi].
+//
+// Deprecated: declare the parameters as a struct whose tags are the
+// schema (Model, ParamsOf).
 func IntListParam(name string, def []int64, lo, hi int, unit, help string) Param {
 	mn, mx := Range(float64(lo), float64(hi))
 	return Param{Name: name, Type: TypeIntList, Default: def, Min: mn, Max: mx, Unit: unit, Help: help}

@@ -38,12 +38,14 @@ func (m *Model) recompute(n int) int64 {
 func (m *Model) intervalPassed(n int) bool { return m.now >= m.lastUpdate[n]+m.cfg.refresh }
 
 // addFetch mirrors node_update_backlog::add_fetch(shard, backlog), the code
-// before the fix (PR #19341): store the calling shard's own semaphore
+// before 272e80fe0a split it: store the calling shard's own semaphore
 // backlog in its slot, then return the fresh max if the interval passed,
 // else max(backlog, cached max). Callers pass this_shard_id(), which on the
 // response path is the shard that handled the RPC (bug #18542). With
-// flag set it also raises the shard's need_publishing flag: a backlog was
-// just sent in a response (the trigger of PR #18663).
+// flag set it also raises the shard's need_publishing flag: from
+// 272e80fe0a to fd9c7d4d59 a response does add() then fetch() on the
+// handling shard, the same value, and add() raises the flag since
+// f70f774e40 (PR #18663).
 func (m *Model) addFetch(n, s int, flag bool) int64 {
 	i := m.idx(n, s)
 	b := m.sem[i]
@@ -57,11 +59,12 @@ func (m *Model) addFetch(n, s int, flag bool) int64 {
 	return max(b, m.cachedMax[n])
 }
 
-// add mirrors node_update_backlog::add(backlog) after the fix, called as
-// storage_proxy::update_view_update_backlog() on the shard that generated
-// view updates (after builder.close()) and again when each view update
-// finishes (mutate_MV's continuation, #18804): store the shard's semaphore
-// backlog in its slot and set its need_publishing flag.
+// add mirrors node_update_backlog::add(backlog) (272e80fe0a), called as
+// storage_proxy::update_view_update_backlog() when each view update
+// finishes (mutate_MV's continuation, 2cafa573df) and, after #19341, on
+// the shard that generated view updates (after builder.close()): store the
+// shard's semaphore backlog in its slot and set its need_publishing flag
+// (f70f774e40).
 func (m *Model) add(n, s int) {
 	i := m.idx(n, s)
 	m.slot[i] = m.sem[i]

@@ -6,26 +6,29 @@ import "github.com/racetrack-sim/racetrack/core/sim"
 // shard 0 (service/misc_services.cc), which then sleeps
 // gms::gossiper::INTERVAL.
 //
-// The read follows the backlog source: the code before PR #19341 calls
+// The read follows the code: before 272e80fe0a the broker calls
 // get_view_update_backlog() = add_fetch(0, shard 0's semaphore), which
-// refreshes shard 0's slot only; after it, get_view_update_backlog() is
-// fetch(), and with the need-publishing rule the broker calls
-// get_view_update_backlog_if_changed() = fetch_if_changed().
+// refreshes shard 0's slot; from it on get_view_update_backlog() is
+// fetch(), and with the need-publishing rule (f70f774e40) the broker
+// calls get_view_update_backlog_if_changed() = fetch_if_changed(); neither
+// refreshes a slot.
 //
 // The rule decides whether to publish: on-change compares with
-// backlog_published (PR #7283, bug #18461); need-publishing publishes
-// exactly when a backlog was added (or, in the handling-shard code, sent
-// in a response) since the last tick, whether or not it changed, and
-// never otherwise, not even a first value at start (PR #18663 as
-// upstream has it: the broker gossips only what fetch_if_changed
-// returns); always publishes every tick.
+// backlog_published (eedcee7f31, bug #18461); need-publishing publishes
+// exactly when a need_publishing flag was raised since the last tick
+// (an add(), or in the wrong fix a response), whether or not the value
+// changed, and never otherwise, not even a first value at start; always
+// publishes every tick (the broker before eedcee7f31).
 func (m *Model) brokerTick(w *sim.World, n int) sim.Action {
 	w.SetTimer(m.shardProc[m.idx(n, 0)], m.cfg.gossipInterval, tagBroker)
 	m.sampleNode(w, n)
+	if m.afterResponse[n] == responseSinceTick {
+		m.afterResponse[n] = tickSinceResponse
+	}
 	var b int64
 	flagged := false
 	switch {
-	case m.cfg.source == HandlingShard:
+	case !m.cfg.split:
 		b = m.addFetch(n, 0, false)
 		flagged = m.takeFlags(n)
 	case m.cfg.rule == NeedPublishing:
@@ -76,17 +79,19 @@ func (m *Model) brokerTick(w *sim.World, n int) sim.Action {
 }
 
 // publish is add_local_application_state(VIEW_BACKLOG, "current:max:ts"),
-// ts being the publisher's clock. The gossiper runs the on_change
+// ts being the publisher's system_clock (true time plus its clockSkew
+// offset). The gossiper runs the on_change
 // notifications for the local endpoint at once (do_on_change_notifications
 // in add_local_application_state); the other nodes learn the value through
 // gossip rounds.
 func (m *Model) publish(w *sim.World, n int, b int64) {
+	ts := m.clock(n)
 	m.published[n], m.publishedAt[n], m.hasPublished[n] = b, m.now, true
-	m.applyGossip(w, n, n, b, m.now)
+	m.applyGossip(w, n, n, b, ts)
 	from := m.shardProc[m.idx(n, 0)]
 	for c := 0; c < m.cfg.nodes; c++ {
 		if c != n {
-			w.Send(from, m.mesh, gossipMsg{From: n, To: c, Current: b, Rel: m.rel(b), TS: m.now})
+			w.Send(from, m.mesh, gossipMsg{From: n, To: c, Current: b, Rel: m.rel(b), TS: ts})
 		}
 	}
 }
@@ -129,6 +134,9 @@ func (m *Model) applyGossip(w *sim.World, c, r int, b int64, ts sim.Time) bool {
 	}
 	return ok
 }
+
+// clock is node n's system_clock: true time plus its offset.
+func (m *Model) clock(n int) sim.Time { return m.now + m.offset[n] }
 
 // sampleNode samples node n's series once per broker period, so that
 // every chart starts at time 0 even where nothing changes.

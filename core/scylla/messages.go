@@ -50,8 +50,11 @@ func (p writeReq) Label() string {
 }
 func (p writeReq) HashInto(h *sim.Hasher) { h.Int(1); p.W.hashInto(h) }
 
-// mutation: coordinator -> replica, addressed msg_addr{reply_to, shard}:
-// it arrives on the replica shard with the coordinator's shard id.
+// mutation: coordinator shard -> replica. It arrives on the replica shard
+// with the coordinator's shard id: messaging_service listens with
+// load_balancing_algorithm::port and seastar's find_port_and_connect binds
+// each shard's client to a port equal to its shard id modulo smp::count
+// (same smp count on both nodes assumed, as here).
 type mutation struct{ W writeInfo }
 
 func (p mutation) Label() string {
@@ -83,7 +86,7 @@ type applied struct {
 
 func (p applied) Label() string {
 	if !p.OK {
-		return p.W.name() + " failed: view update backlog exceeded the limit"
+		return p.W.name() + " failed: Too many view updates started concurrently"
 	}
 	return p.W.name() + " applied"
 }
@@ -184,6 +187,9 @@ func secText(t sim.Time) string { return strconv.FormatFloat(t.Seconds(), 'f', 3
 
 // msText prints a delay in ms, or in µs below a millisecond.
 func msText(t sim.Time) string {
+	if t < 0 {
+		return "−" + msText(-t)
+	}
 	if t < sim.Millisecond {
 		return strconv.FormatInt(int64(t/sim.Microsecond), 10) + " µs"
 	}

@@ -19,6 +19,12 @@ const (
 	// add() when it generates view updates and when they finish; responses
 	// carry fetch().
 	ApplyingShard
+	// OwnSlot is a wrong fix of #18542: the applying shard add()s as in
+	// the fix, but a response carries fetch_shard(this_shard_id()), the
+	// handling shard's own slot, instead of fetch()'s max with the cached
+	// node max: the assumption fd9c7d4d59's message calls false ("the
+	// backlog is modified on the same shard as where we later read it").
+	OwnSlot
 )
 
 // Rule is the view_update_backlog_broker's publish rule.
@@ -27,7 +33,7 @@ type Rule uint8
 // Gossip rules (the gossipRule switch).
 const (
 	// OnChange publishes only a value different from the last published
-	// one (PR #7283; bug #18461, seed 001).
+	// one (eedcee7f31, September 2020, "Fixes #5970"; bug #18461, seed 001).
 	OnChange Rule = iota + 1
 	// NeedPublishing also publishes when a backlog was added or sent in a
 	// response since the last tick, even if equal (PR #18663).
@@ -74,6 +80,13 @@ type config struct {
 	target             string
 	source             Source
 	rule               Rule
+	// split is the code from 272e80fe0a on (with 2cafa573df before it):
+	// add() and fetch() are separate, the end of each view update add()s
+	// the applying shard's backlog, and the broker's read refreshes no
+	// slot. Before it, add_fetch stores the calling shard's backlog and a
+	// view update's end refreshes nothing.
+	split     bool
+	clockSkew sim.Time
 }
 
 // Model is the state of a ScyllaDB cluster with one base table and one
@@ -134,9 +147,23 @@ type Model struct {
 	// response, believes another value (the situation of #18461, whatever
 	// the variant); "" after any other step.
 	gossipWindow string
+	// spanWindow describes the view update that ended after its node's
+	// broker ticked since the node's last write response (the situation
+	// stale-gossip-slow-view needs); "" after any other step.
+	spanWindow string
+	// afterResponse is, per node, responseNone, responseSinceTick (a
+	// write response since the last broker tick) or tickSinceResponse.
+	// It feeds only the view-update-spans-broker-tick witness, never a
+	// step or a property that must hold, so Hash leaves it out: states
+	// that differ only in it behave alike (and the digests of runs stay
+	// those of before it).
+	afterResponse []uint8
 
 	// Kernel objects, fixed after Init.
-	salt      uint64
+	salt uint64
+	// offset is each node's system_clock minus true time (clockSkew);
+	// never written after Init, so clones share it.
+	offset    []sim.Time
 	shardProc []sim.ProcID
 	client    sim.ProcID
 	mesh      sim.ProcID
@@ -146,6 +173,13 @@ type Model struct {
 	sDelay, sTrueDelay      []sim.SeriesID
 	sRejected               sim.SeriesID
 }
+
+// What a node did last of answering a write and ticking its broker.
+const (
+	responseNone uint8 = iota
+	responseSinceTick
+	tickSinceResponse
+)
 
 // Belief sources, for the state view.
 const (
@@ -225,6 +259,7 @@ func (m *Model) Init(w *sim.World) {
 	for n := range m.lastUpdate {
 		m.lastUpdate[n] = -c.refresh // _last_update starts at now - interval
 	}
+	m.afterResponse = make([]uint8, N)
 	m.published = make([]int64, N)
 	m.publishedAt = make([]sim.Time, N)
 	m.hasPublished = make([]bool, N)
@@ -240,6 +275,12 @@ func (m *Model) Init(w *sim.World) {
 
 	// The token ring differs from seed to seed.
 	m.salt = uint64(w.Choose(1<<30, "token ring"))
+	m.offset = make([]sim.Time, N)
+	if c.clockSkew > 0 {
+		for n := range m.offset {
+			m.offset[n] = w.Between(-c.clockSkew, c.clockSkew, sim.Millisecond, "clock offset of "+nodeName(n))
+		}
+	}
 	for n := 0; n < N; n++ {
 		w.SetTimer(m.shardProc[m.idx(n, 0)], 0, tagBroker)
 	}
@@ -291,6 +332,7 @@ func (m *Model) Clone() sim.Model {
 	c.truthAtRefresh = slices.Clone(m.truthAtRefresh)
 	c.cachedMax = slices.Clone(m.cachedMax)
 	c.lastUpdate = slices.Clone(m.lastUpdate)
+	c.afterResponse = slices.Clone(m.afterResponse)
 	c.published = slices.Clone(m.published)
 	c.publishedAt = slices.Clone(m.publishedAt)
 	c.hasPublished = slices.Clone(m.hasPublished)

@@ -26,6 +26,8 @@ func TestParamsOutOfRange(t *testing.T) {
 		{map[string]any{"refreshInterval": -1.0}, "params.refreshInterval", false},
 		{map[string]any{"gossipInterval": 0.0}, "params.gossipInterval", false},
 		{map[string]any{"gossipDelayMax": 60_001.0}, "params.gossipDelayMax", false},
+		{map[string]any{"clockSkew": -1.0}, "params.clockSkew", false},
+		{map[string]any{"clockSkew": 60_001.0}, "params.clockSkew", false},
 		{map[string]any{"writeRate": 0.0}, "params.writeRate", false},
 		{map[string]any{"writeSizes": []any{1000.0, 0.0}}, "params.writeSizes", false},
 		{map[string]any{"writeSizes": []any{}}, "params.writeSizes", false},

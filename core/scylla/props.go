@@ -13,6 +13,8 @@ const (
 	PropOtherShard    = "response-from-other-shard"
 	// PropEqualAfterResponse is the Sometimes property of seed 001's window.
 	PropEqualAfterResponse = "equal-backlog-after-response"
+	// PropViewSpansTick is the Sometimes property of the slow view write.
+	PropViewSpansTick = "view-update-spans-broker-tick"
 )
 
 // convergeSlack covers message latency and scheduling on top of one broker
@@ -51,6 +53,10 @@ var properties = sim.Props[*Model]{
 			return nodeName(b.replica) + " answered w" + strconv.Itoa(int(b.id)) + " on shard s" + strconv.Itoa(b.handling) +
 				" while shard s" + strconv.Itoa(b.applied) + " holds " + bytesText(b.required) + " of its view updates"
 		}),
+	sim.Sometimes(PropViewSpansTick,
+		"a view update ends after its node's broker ticked since the node's last write response: then only a refresh when the view update ends can republish, in every variant",
+		func(_ *sim.World, m *Model) bool { return m.spanWindow != "" },
+		func(_ *sim.World, m *Model) string { return m.spanWindow }),
 	sim.Sometimes(PropEqualAfterResponse,
 		"a broker reads the backlog it last published while a coordinator believes another value from a response: the situation #18461 needs, in every variant",
 		func(_ *sim.World, m *Model) bool { return m.gossipWindow != "" },

@@ -22,6 +22,15 @@
 // of RF; the view update of a write is as large as the write and always
 // remote.
 //
+// Each variant is an upstream commit (named in its help) except three kept
+// to show what a partial fix misses: fix-shard-only (upstream built the
+// shard fix on the gossip fix), and the wrong fixes fix-shard-own-slot
+// and fix-gossip-responses-only. Clocks: clockSkew gives each node a fixed offset, used for
+// the stamps on gossip (the publisher's system_clock) and on responses
+// (the coordinator's), as upstream does; the fixed broker republishes
+// once, and on_change ignores that republish when the coordinator's clock
+// is ahead by more than the time from the response to the tick.
+//
 // Like all of core, it performs no I/O and reads no clock.
 package scylla
 
@@ -33,22 +42,42 @@ import (
 // ID is the scenario id.
 const ID = "scylla-mv-backlog"
 
-// variants maps each variant to its two switches.
+// variants maps each variant to its switches. Each is a state of upstream's
+// code, named by commit in its help, except fix-shard-only (upstream built
+// the shard fix on top of the gossip fix) and the two wrong fixes, one per
+// seed, that a property catches: fix-shard-own-slot (seed 000,
+// response-from-applying-shard) and fix-gossip-responses-only (seed 001,
+// coordinator-view-converges on stale-gossip-slow-view).
 var variants = []struct {
 	scenario.Variant
 	source Source
 	rule   Rule
+	split  bool
 }{
 	{scenario.Variant{ID: "buggy", Title: "both bugs",
-		Help: "backlogSource=handling-shard (add_fetch on the RPC's shard, #18542) and gossipRule=on-change (#18461)"}, HandlingShard, OnChange},
+		Help: "the seed commits 4433d2e10e and 2d9142250e (April 2024): responses and the broker call add_fetch with the calling shard's own backlog " +
+			"(the RPC's shard, #18542); the broker gossips only a changed value (eedcee7f31, #18461); a view update's end refreshes nothing"}, HandlingShard, OnChange, false},
 	{scenario.Variant{ID: "fixed", Title: "both fixes",
-		Help: "backlogSource=applying-shard (add on the owning shard, fetch for responses: PR #19341, #18804) and gossipRule=need-publishing (PR #18663)"}, ApplyingShard, NeedPublishing},
-	{scenario.Variant{ID: "fix-shard-only", Title: "shard fix only",
-		Help: "backlogSource=applying-shard, gossipRule=on-change: seed 000 fixed, seed 001 still there"}, ApplyingShard, OnChange},
+		Help: "96dff367f8 (merge of PR #19341, July 2024): the shard that generated view updates add()s its backlog after builder.close() and again " +
+			"when each view update ends (2cafa573df, #18804), raising its need_publishing flag; responses carry fetch(); the broker gossips what " +
+			"fetch_if_changed() returns (e18aeb2486, PR #18663)"}, ApplyingShard, NeedPublishing, true},
+	{scenario.Variant{ID: "fix-shard-only", Title: "shard fix only (never upstream)",
+		Help: "not an upstream state: upstream's shard fix (fd9c7d4d59) was built on the gossip fix (f70f774e40). This is 96dff367f8 with the " +
+			"on-change broker of eedcee7f31 reading fetch(): seed 000 fixed, seed 001 still there"}, ApplyingShard, OnChange, true},
 	{scenario.Variant{ID: "fix-gossip-only", Title: "gossip fix only",
-		Help: "backlogSource=handling-shard, gossipRule=need-publishing: seed 001 fixed, seed 000 still there"}, HandlingShard, NeedPublishing},
+		Help: "e18aeb2486 (merge of PR #18663, June 2024), which already had 2cafa573df and 272e80fe0a: the handling shard add()s its own backlog " +
+			"and fetch()es for a response (#18542 still there); the end of each view update add()s the applying shard's backlog; every add() " +
+			"raises need_publishing; the broker gossips what fetch_if_changed() returns and refreshes no slot"}, HandlingShard, NeedPublishing, true},
+	{scenario.Variant{ID: "fix-gossip-responses-only", Title: "gossip fix, flag on responses only (wrong fix)",
+		Help: "a wrong fix, never upstream: f70f774e40's need_publishing flag on the seed code 4433d2e10e, without 2cafa573df and 272e80fe0a: " +
+			"only responses raise the flag, the broker's add_fetch refreshes shard 0's slot, a view update's end refreshes nothing. It passes " +
+			"stale-gossip and fails stale-gossip-slow-view, where the view update outlives a broker tick"}, HandlingShard, NeedPublishing, false},
+	{scenario.Variant{ID: "fix-shard-own-slot", Title: "shard fix reading the handling shard's slot (wrong fix)",
+		Help: "a wrong fix of #18542, never upstream: 96dff367f8 with responses carrying fetch_shard(this_shard_id()) instead of fetch(), " +
+			"so the shard that handled the RPC reports its own slot, not the node's max: the assumption fd9c7d4d59's message calls false"}, OwnSlot, NeedPublishing, true},
 	{scenario.Variant{ID: "always-gossip", Title: "gossip every second",
-		Help: "backlogSource=handling-shard, gossipRule=always: the alternative fix seed 001 proposes (and the 2018 broker)"}, HandlingShard, Always},
+		Help: "the broker before eedcee7f31 (September 2020, Fixes #5970), which gossiped every tick, on the seed's add_fetch code: also the " +
+			"alternative fix seed 001 proposes"}, HandlingShard, Always, false},
 }
 
 // Parameter names.
@@ -67,6 +96,7 @@ const (
 	pKeyCount, pWriteTarget       = "keyCount", "writeTarget"
 	pShardAware                   = "shardAware"
 	pPerShardMaps, pGossipAll     = "perShardMaps", "gossipAllShards"
+	pClockSkew                    = "clockSkew"
 )
 
 func params() []scenario.Param {
@@ -93,6 +123,7 @@ func params() []scenario.Param {
 		scenario.FloatParam(pAdmissionThresh, 0.8, 0.01, 1, "relative", "admission_control_threshold: relative_size is current / max / this"),
 		scenario.BoolParam(pPerShardMaps, false, "each coordinator shard keeps its own map of replica backlogs, as upstream's sharded storage_proxy does (off: one map per node)"),
 		scenario.BoolParam(pGossipAll, true, "with perShardMaps: gossip updates every shard's map (#19268); off: only shard 0's, as before it"),
+		scenario.DurationParam(pClockSkew, 0, 0, 60_000, "each node's system_clock is off by an amount drawn in [-clockSkew, +clockSkew] at 1 ms resolution; gossip stamps (the publisher's clock) and response stamps (the coordinator's clock) use it"),
 		scenario.BoolParam(pShardAware, false, "a shard-aware driver: every write goes to the shard that owns its token, so replicas handle and apply it on the same shard and the wrong-shard bug cannot show"),
 		scenario.FloatParam(pHotShare, 0, 0, 1, "", "share of writes whose key lives on hotShard"),
 		scenario.IntParam(pHotShard, 1, 0, 63, "", "the hot shard (below shards)"),
@@ -125,6 +156,22 @@ func presets() []scenario.Preset {
 			Params: map[string]any{pNodes: int64(2), pShards: int64(1), pRF: int64(1), pKeyCount: int64(1), pWriteTarget: targetRemote,
 				pWriteSizes: []int64{155_000}, pWriteCount: int64(1), pWriteRate: 1.0, pWriteStart: 1200.0, pDuration: 1200.0, pViewLatency: 300.0},
 			MaxTime: 5000, MaxSteps: 100_000, Property: PropConverges, Reach: PropEqualAfterResponse},
+		{ID: "stale-gossip-slow-view", Title: "Stale gossip, view write across a broker tick",
+			Story: "Seed 001's shape with a view write of about 1.5 s (0.75 to 2.25 s), so the view update usually ends after the broker's " +
+				"next tick: the tick gossips 0.62, and only a refresh when the view update ends can raise the flag that gossips 0.00 later. " +
+				"A gossip fix that raises the flag on responses alone leaves the coordinator at 0.62 whenever the view write spans the tick.",
+			Params: map[string]any{pNodes: int64(2), pShards: int64(1), pRF: int64(1), pKeyCount: int64(1), pWriteTarget: targetRemote,
+				pWriteSizes: []int64{155_000}, pWriteCount: int64(1), pWriteRate: 1.0, pWriteStart: 1200.0, pDuration: 1200.0, pViewLatency: 1500.0},
+			MaxTime: 8000, MaxSteps: 100_000, Property: PropConverges, Reach: PropViewSpansTick},
+		{ID: "stale-gossip-skewed", Title: "Stale gossip under clock skew",
+			Story: "Seed 001's shape with each node's clock off by up to ±1 s. The coordinator stamps a response with its own clock, the " +
+				"replica stamps its gossip with its clock, and on_change keeps gossip only if its stamp is newer: when the coordinator's " +
+				"clock runs ahead by more than the time from the response to the republish, the fixed broker's one republish is ignored " +
+				"and nothing is gossiped again, so even the fixed code keeps 0.62.",
+			Params: map[string]any{pNodes: int64(2), pShards: int64(1), pRF: int64(1), pKeyCount: int64(1), pWriteTarget: targetRemote,
+				pWriteSizes: []int64{155_000}, pWriteCount: int64(1), pWriteRate: 1.0, pWriteStart: 1200.0, pDuration: 1200.0, pViewLatency: 300.0,
+				pClockSkew: 1000.0},
+			MaxTime: 8000, MaxSteps: 100_000, Property: PropConverges, Reach: PropEqualAfterResponse},
 		{ID: "steady-hot-shard", Title: "Steady load on a hot shard",
 			Story: "3 nodes x 4 shards, RF 3, 10 writes/s for two minutes, half of them on shard 1, view writes of about 800 ms. The coordinators' " +
 				"beliefs follow whichever shard last handled an RPC, so the flow-control delay is wrong while the load lasts (compare the delay " +
@@ -171,7 +218,8 @@ func Scenario() *scenario.Scenario {
 		Cost: func(v scenario.Values) scenario.Cost {
 			return scenario.Cost{WorldBytes: 4096 + 160*int64(v.Int(pNodes)*v.Int(pShards))}
 		},
-		New: build,
+		New:          build,
+		Capabilities: capabilities.Erase(),
 	}
 }
 
@@ -217,13 +265,14 @@ func build(variant string, v scenario.Values) (sim.Model, error) {
 		perShardMaps: v.Bool(pPerShardMaps), gossipAllShards: v.Bool(pGossipAll),
 		hotShardShare: v.Float(pHotShare), hotShard: v.Int(pHotShard),
 		keyCount: v.Int(pKeyCount), target: v.String(pWriteTarget),
+		clockSkew: v.Duration(pClockSkew),
 	}
 	cfg.rpcMax = v.Duration(pRPCLatency)
 	cfg.rpcMin = cfg.rpcMax / 5
 	cfg.hopMin, cfg.hopMax = sim.Microsecond, 5*sim.Microsecond
 	for _, x := range variants {
 		if x.ID == variant {
-			cfg.source, cfg.rule = x.source, x.rule
+			cfg.source, cfg.rule, cfg.split = x.source, x.rule, x.split
 			return newModel(cfg), nil
 		}
 	}

@@ -23,33 +23,53 @@ type sweepCase struct {
 	seeds               int // 0: the full sweep
 }
 
-// The acceptance table. Single-fix variants fix exactly their own
-// property: the shard fix makes every response carry the applying shard's
-// backlog; the gossip fixes make stale-gossip (one shard: no wrong shard)
-// converge.
+// The acceptance table. The shard fix makes every response carry the
+// applying shard's backlog; the gossip fixes make stale-gossip (one shard:
+// no wrong shard) converge, and upstream's gossip fix (fix-gossip-only,
+// with the refresh when a view update ends) also the slow view write,
+// which the wrong fix that raises the flag on responses alone fails.
+// The shard fix that reads the handling shard's own slot instead of the
+// node's max fails the wrong-shard presets. Clock skew defeats the fixed broker's single republish on some seeds.
 var sweepCases = []sweepCase{
 	{"wrong-shard-remote", "buggy", anyRate, mostly, 0},
 	{"wrong-shard-remote", "fixed", never, never, 0},
 	{"wrong-shard-remote", "fix-shard-only", anyRate, never, 0},
 	{"wrong-shard-remote", "fix-gossip-only", anyRate, mostly, 0},
+	{"wrong-shard-remote", "fix-gossip-responses-only", anyRate, mostly, 0},
 	{"wrong-shard-remote", "always-gossip", anyRate, mostly, 0},
+	{"wrong-shard-remote", "fix-shard-own-slot", anyRate, mostly, 0},
 
 	{"wrong-shard-local", "buggy", anyRate, mostly, 0},
 	{"wrong-shard-local", "fixed", never, never, 0},
 	{"wrong-shard-local", "fix-shard-only", anyRate, never, 0},
-	{"wrong-shard-local", "fix-gossip-only", anyRate, mostly, 0},
+	{"wrong-shard-local", "fix-gossip-only", never, mostly, 0},
+	{"wrong-shard-local", "fix-gossip-responses-only", anyRate, mostly, 0},
 	{"wrong-shard-local", "always-gossip", anyRate, mostly, 0},
+	{"wrong-shard-local", "fix-shard-own-slot", never, mostly, 0},
 
 	{"stale-gossip", "buggy", mostly, never, 0},
 	{"stale-gossip", "fixed", never, never, 0},
 	{"stale-gossip", "fix-shard-only", mostly, never, 0},
 	{"stale-gossip", "fix-gossip-only", never, never, 0},
+	{"stale-gossip", "fix-gossip-responses-only", never, never, 0},
 	{"stale-gossip", "always-gossip", never, never, 0},
+	{"stale-gossip", "fix-shard-own-slot", never, never, 0},
+
+	{"stale-gossip-slow-view", "buggy", anyRate, never, 0},
+	{"stale-gossip-slow-view", "fixed", never, never, 0},
+	{"stale-gossip-slow-view", "fix-gossip-only", never, never, 0},
+	{"stale-gossip-slow-view", "fix-gossip-responses-only", mostly, never, 0},
+	{"stale-gossip-slow-view", "always-gossip", never, never, 0},
+
+	{"stale-gossip-skewed", "buggy", mostly, never, 0},
+	{"stale-gossip-skewed", "fixed", anyRate, never, 0},
+	{"stale-gossip-skewed", "always-gossip", anyRate, never, 0},
 
 	{"steady-hot-shard", "buggy", mostly, mostly, 0},
 	{"steady-hot-shard", "fixed", never, never, 0},
 	{"steady-hot-shard", "fix-shard-only", anyRate, never, 50},
 	{"steady-hot-shard", "fix-gossip-only", anyRate, mostly, 50},
+	{"steady-hot-shard", "fix-gossip-responses-only", anyRate, mostly, 50},
 	{"steady-hot-shard", "always-gossip", anyRate, mostly, 50},
 }
 

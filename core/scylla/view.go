@@ -19,6 +19,9 @@ func (m *Model) View(w *sim.World) sim.View {
 			sim.Field{Name: "true backlog stable for", Value: sim.FormatSeconds(m.now-m.trueSince[n], 3)},
 			sim.Field{Name: "cached max", Value: relText(m.rel(m.cachedMax[n])), Unit: "relative"},
 			sim.Field{Name: "last refresh", Value: refreshText(m.lastUpdate[n])})
+		if m.cfg.clockSkew > 0 {
+			g.Fields = append(g.Fields, sim.Field{Name: "system_clock offset", Value: msText(m.offset[n])})
+		}
 		for s := 0; s < S; s++ {
 			i := m.idx(n, s)
 			val := relText(m.rel(m.slot[i]))

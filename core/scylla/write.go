@@ -10,7 +10,7 @@ import (
 // Handle runs one step of one actor: a shard, the client or the gossip mesh.
 func (m *Model) Handle(w *sim.World, p *sim.Proc, ev *sim.Event) sim.Action {
 	m.now = w.Now()
-	m.bad, m.window, m.gossipWindow = respCheck{}, respCheck{}, ""
+	m.bad, m.window, m.gossipWindow, m.spanWindow = respCheck{}, respCheck{}, "", ""
 	switch p.ID {
 	case m.client:
 		return m.handleClient(w, ev)
@@ -213,7 +213,7 @@ func (m *Model) handleApply(w *sim.World, n, s int, a applyReq) sim.Action {
 		return silent
 	}
 	if !ok {
-		return sim.Local("apply "+a.W.name()+": view update backlog exceeded the limit", 0)
+		return sim.Local("apply "+a.W.name()+": Too many view updates started concurrently", 0)
 	}
 	return sim.Local("apply "+a.W.name()+": +"+bytesText(a.W.Bytes)+" view updates, s"+strconv.Itoa(s)+" at "+relText(m.rel(m.sem[m.idx(n, s)])), 0)
 }
@@ -239,35 +239,46 @@ func (m *Model) handleApplied(w *sim.World, n, s int, a applied) sim.Action {
 }
 
 // apply is database::apply on the owning shard followed by view-update
-// generation (mutate_MV): the view updates take semaphore units, held until
-// the remote view write completes. Under the view_update_limit injection a
-// shard without units left fails the write.
+// generation (generate_and_propagate_view_updates): a batch of view
+// updates consumes its semaphore units first, and if that leaves no units
+// available the write fails with "Too many view updates started
+// concurrently" and the units go back at once (4433d2e10e and after). The
+// units of a batch that goes ahead are held until the remote view write
+// completes. After #19341 the shard add()s its backlog once generation is
+// over (after builder.close(), failed or not).
 func (m *Model) apply(w *sim.World, n, s int, x writeInfo) bool {
 	i := m.idx(n, s)
-	if m.sem[i]+x.Bytes > m.cfg.maxMem {
-		return false
+	ok := m.sem[i]+x.Bytes < m.cfg.maxMem
+	if ok {
+		m.setSem(w, n, s, m.sem[i]+x.Bytes)
+		m.updates[i]++
+		if !m.cfg.neverFinish {
+			lat := m.cfg.viewWriteLatency
+			d := w.Between(lat/2, lat*3/2, sim.Millisecond, "view write latency")
+			w.SetTimer(m.shardProc[i], d, tagOf(tagViewDone, x.Bytes))
+		}
 	}
-	m.setSem(w, n, s, m.sem[i]+x.Bytes)
-	m.updates[i]++
-	if !m.cfg.neverFinish {
-		lat := m.cfg.viewWriteLatency
-		d := w.Between(lat/2, lat*3/2, sim.Millisecond, "view write latency")
-		w.SetTimer(m.shardProc[i], d, tagOf(tagViewDone, x.Bytes))
-	}
-	if m.cfg.source == ApplyingShard {
+	if m.cfg.source != HandlingShard {
 		m.add(n, s) // update_view_update_backlog() after builder.close()
 	}
-	return true
+	return ok
 }
 
 // viewUpdateDone is the continuation of a remote view update in mutate_MV:
-// its units go back to the semaphore, and after #18804 the shard add()s its
-// new backlog.
+// its units go back to the semaphore, and from 2cafa573df (#18804) on the
+// shard refreshes its slot. 2cafa573df called get_view_update_backlog()
+// (add_fetch on this shard); 272e80fe0a made it
+// update_view_update_backlog() = add(), which raises need_publishing
+// since f70f774e40. Only add() is modelled: no variant stops at
+// 2cafa573df alone.
 func (m *Model) viewUpdateDone(w *sim.World, n, s int, bytes int64) sim.Action {
 	i := m.idx(n, s)
 	m.setSem(w, n, s, m.sem[i]-bytes)
 	m.updates[i]--
-	if m.cfg.source == ApplyingShard {
+	if m.afterResponse[n] == tickSinceResponse {
+		m.spanWindow = shardName(n, s) + "'s view update ended after " + nodeName(n) + "'s broker ticked since its last write response"
+	}
+	if m.cfg.split {
 		m.add(n, s)
 	}
 	if untraced(w) {
@@ -285,16 +296,24 @@ func (m *Model) respond(w *sim.World, n, s int, x writeInfo, ok bool) int64 {
 	return v
 }
 
-// responseBacklog is storage_proxy::get_view_update_backlog() on handling
-// shard s of node n: add_fetch(this_shard_id(), own semaphore) before the
-// fix, fetch() after. It also checks response-from-applying-shard: the
+// responseBacklog is what handling shard s of node n puts in a response:
+// add_fetch(this_shard_id(), own semaphore) in the seed code;
+// update_view_update_backlog() then get_view_update_backlog(), that is
+// add() of its own semaphore then fetch(), from 272e80fe0a to
+// fd9c7d4d59 (the same value, and the same need_publishing flag since
+// f70f774e40); only fetch() after #19341 (the wrong fix OwnSlot: the
+// handling shard's own slot). It also checks response-from-applying-shard: the
 // value must cover the applying shard's backlog now, or as of the node's
 // last refresh if that is less than one interval old.
 func (m *Model) responseBacklog(n, s int, x writeInfo) int64 {
+	m.afterResponse[n] = responseSinceTick
 	var v int64
-	if m.cfg.source == HandlingShard {
+	switch m.cfg.source {
+	case HandlingShard:
 		v = m.addFetch(n, s, true)
-	} else {
+	case OwnSlot:
+		v = m.slot[m.idx(n, s)]
+	default:
 		v = m.fetch(n, s)
 	}
 	a := m.idx(n, x.Applying)
@@ -340,11 +359,11 @@ func (m *Model) believedOn(c, s, r int) int64 {
 }
 
 // gotBacklog is maybe_update_view_backlog_of(replica, backlog) on
-// coordinator c's shard s: the response path overwrites unconditionally,
-// stamped with the coordinator's clock.
+// coordinator c's shard s: the response path overwrites unconditionally
+// (insert_or_assign), stamped with the coordinator's system_clock.
 func (m *Model) gotBacklog(w *sim.World, c, s, r int, v int64) {
 	i := m.bi(c, s, r)
-	m.belief[i], m.beliefAt[i], m.beliefKnown[i], m.beliefVia[i] = v, m.now, true, viaResponse
+	m.belief[i], m.beliefAt[i], m.beliefKnown[i], m.beliefVia[i] = v, m.clock(c), true, viaResponse
 	if s%m.maps() == 0 {
 		w.Sample(m.sBelief[c*m.cfg.nodes+r], m.rel(v))
 	}

@@ -55,8 +55,8 @@ func (c *cursor) moveTo(i int) error {
 func (c *cursor) view() []sim.Group {
 	w := c.w
 	var groups []sim.Group
-	if v, ok := w.Model().(sim.Viewer); ok {
-		groups = v.View(w).Groups
+	if v, ok := w.View(); ok {
+		groups = v.Groups
 	}
 	groups = slices.Grow(groups, 2)
 	procs := w.Procs()

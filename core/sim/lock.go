@@ -191,8 +191,8 @@ func (w *World) stuckThreads() string {
 // procLabel names q in deadlock reports: the model's ProcLabel when it
 // has one, else the process name.
 func (w *World) procLabel(q ProcID) string {
-	if l, ok := w.model.(ProcLabeler); ok {
-		if s := l.ProcLabel(w, q); s != "" {
+	if l := w.caps.ProcLabel; l != nil {
+		if s := l(w.model, w, q); s != "" {
 			return s
 		}
 	}

@@ -26,43 +26,6 @@ type Model interface {
 	Hash(h *Hasher)
 }
 
-// ModelRecycler is implemented by models that can copy their state into
-// another copy of the same model, reusing its memory: CloneInto makes dst
-// an independent deep copy of the model and returns it, or returns nil
-// when dst is not of its type (the kernel then calls Clone). The
-// explorers copy worlds at every transition; a model that recycles saves
-// them an allocation per slice it owns.
-type ModelRecycler interface {
-	CloneInto(dst Model) Model
-}
-
-// Restarter is implemented by models whose nodes can crash: Restart resets
-// the node's volatile state and schedules its first events again.
-type Restarter interface {
-	Restart(w *World, n NodeID)
-}
-
-// Describer is implemented by models that can say, in their own words,
-// what a pending event would do if it ran next ("poller takes streamMu").
-// It is used to list the alternatives at a choice point.
-type Describer interface {
-	Describe(w *World, ev *Event) string
-}
-
-// ProcLabeler is implemented by models whose threads run different
-// functions over time: ProcLabel names process p by what it does now
-// ("unsubscribe(c2)"), and the kernel's deadlock reports use it instead of
-// the process name. An empty label falls back to the name.
-type ProcLabeler interface {
-	ProcLabel(w *World, p ProcID) string
-}
-
-// Viewer is implemented by models that expose a display-ready view of
-// their state.
-type Viewer interface {
-	View(w *World) View
-}
-
 // Labeler is implemented by message payloads that name themselves in the
 // trace; other payloads are named by their type.
 type Labeler interface {

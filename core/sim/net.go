@@ -134,12 +134,11 @@ func (w *World) Restart(n NodeID) {
 			p.Status, p.PC, p.BlockedOn, p.WaitingOn = Running, 0, None, None
 		}
 	}
-	r, ok := w.model.(Restarter)
-	if !ok {
+	if w.caps.Restart == nil {
 		w.Failf("node %s restarted but the model has no Restart hook", node.Name)
 		return
 	}
-	r.Restart(w, n)
+	w.caps.Restart(w.model, w, n)
 }
 
 // StartThread schedules the first step of a thread after d (used by

@@ -65,7 +65,7 @@ func (w *World) SnapshotInto(dst *World) *World {
 	ties, tieProcs, tieIdx := dst.ties, dst.tieProcs, dst.tieIdx
 	oldSched, ownsSched := dst.schedule, dst.ownsSchedule
 	*dst = *w
-	dst.model = cloneModelInto(w.model, m)
+	dst.model = w.cloneModelInto(m)
 	dst.chooser = nil
 	dst.trace = nil
 	dst.opts.Trace = false
@@ -136,14 +136,15 @@ func copyWaited[T any, P waited[T]](dst, src []T) []T {
 	return dst
 }
 
-// cloneModelInto copies m, into dst's memory when m can (ModelRecycler).
-func cloneModelInto(m, dst Model) Model {
-	if r, ok := m.(ModelRecycler); ok && dst != nil {
-		if c := r.CloneInto(dst); c != nil {
+// cloneModelInto copies w's model, into dst's memory when the model can
+// (Capabilities.CloneInto).
+func (w *World) cloneModelInto(dst Model) Model {
+	if r := w.caps.CloneInto; r != nil && dst != nil {
+		if c := r(w.model, dst); c != nil {
 			return c
 		}
 	}
-	return m.Clone()
+	return w.model.Clone()
 }
 
 // Hash is the canonical hash of the world's state: the processes, locks,

@@ -78,11 +78,15 @@ type Options struct {
 	Trace bool
 	// StopOnViolation ends Run at the first violation.
 	StopOnViolation bool
+	// Capabilities is what the model declares it offers (nil: found
+	// from its methods, see MethodCapabilities).
+	Capabilities *Capabilities[Model]
 }
 
 // World is one simulated system: the kernel state plus the model.
 type World struct {
 	model   Model
+	caps    *Capabilities[Model]
 	chooser Chooser
 	opts    Options
 	seed    uint64
@@ -142,10 +146,17 @@ type stepCtx struct {
 	label  string
 }
 
-// NewWorld builds a world for m, driven by chooser, and runs m.Init.
+// NewWorld builds a world for m, driven by chooser, and runs m.Init. It
+// panics when opts declares capabilities for another type of model.
 func NewWorld(m Model, seed uint64, chooser Chooser, opts Options) *World {
+	caps := opts.Capabilities
+	if caps == nil {
+		caps = MethodCapabilities(m)
+	}
+	caps.fits(m)
 	w := &World{
 		model:     m,
+		caps:      caps,
 		chooser:   chooser,
 		opts:      opts,
 		seed:      seed,
@@ -173,6 +184,29 @@ func NewWorld(m Model, seed uint64, chooser Chooser, opts Options) *World {
 
 // Model returns the model (type-assert it to reach the model's state).
 func (w *World) Model() Model { return w.model }
+
+// Capabilities is what the model offers beyond Model: the one place the
+// kernel, the explorers and the views read it from. Callers must not
+// change it.
+func (w *World) Capabilities() *Capabilities[Model] { return w.caps }
+
+// Describe says what ev would do if it ran next, in the model's words,
+// or "" when the model does not describe its events.
+func (w *World) Describe(ev *Event) string {
+	if w.caps.Describe == nil {
+		return ""
+	}
+	return w.caps.Describe(w.model, w, ev)
+}
+
+// View is the model's display-ready view of its state, and whether it
+// offers one.
+func (w *World) View() (View, bool) {
+	if w.caps.View == nil {
+		return View{}, false
+	}
+	return w.caps.View(w.model, w), true
+}
 
 // Now is the current virtual time.
 func (w *World) Now() Time { return w.now }

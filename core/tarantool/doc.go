@@ -44,11 +44,31 @@
 //   - pending-alloc sends the saved request as its own message on enable
 //     (the review version carried it inside the enable message), without a
 //     recovery restart.
+//   - The relay struct is upstream's replica->relay: made once (zeroed)
+//     and reused by every connection of that replica; relay_start resets
+//     nothing the model keeps, so recv_vclock carries the previous
+//     connection's last ack into the next one (zeros for a fresh struct,
+//     and after the master restarts) until the first ack, except in
+//     merged, where relay_subscribe sets it to the replica's vclock.
+//   - The oldVersion parameter and half of anonymous are later upstream,
+//     not the seed's code: 3bee3fe2b9 ("always send raft state to
+//     subscribers", committed August 2021, after the fix) added the
+//     version >= 2.6.0 checks and the anon check on the subscribe-time
+//     Raft row; only skipping relay_send_is_raft_enabled for an anonymous
+//     replica is seed-era. The model keeps the seed's raft_is_enabled
+//     condition on that row (3bee3fe2b9 sends it with Raft off too), so
+//     runs with these parameters mix the seed's code with its checks.
 //
-// Variants: drop (the bug: a push to a relay that is not enabled yet is
-// lost), pending (the v4 fix: a rotating pair of preallocated messages, at
-// most one in flight, the latest update kept and pushed on enable and on
-// return) and pending-alloc (the earlier review version: one message per
-// update). Like everything under core, the package performs no I/O and
-// draws every random value through the kernel's chooser.
+// Variants: drop (the bug, the code before 660f3323b9: a push to a relay
+// that is not enabled yet is lost), pending (the seed's v4 patch, never
+// merged as is: a rotating pair of preallocated messages, at most one in
+// flight, the latest update kept and pushed on enable and on return; a
+// restart flag keeps the first push after enabling from restarting the
+// recovery), pending-alloc (the earlier review version: one message per
+// update), merged (660f3323b9 as merged: the rotating pair without the
+// restart flag, and recv_vclock set to the replica's vclock on subscribe)
+// and merged-without-recv-vclock (a wrong fix: merged without that
+// initialisation, which rows-not-resent catches). Like everything under
+// core, the package performs no I/O and draws every random value through
+// the kernel's chooser.
 package tarantool

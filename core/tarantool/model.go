@@ -34,8 +34,15 @@ const (
 	// sends restarts the recovery, the first one after enabling included —
 	// and recv_vclock set from the replica's vclock in relay_subscribe (and
 	// relay_final_join), so that a restart before the first ack resumes
-	// where the replica stands instead of from an empty vclock.
+	// where the replica stands instead of at the previous connection's
+	// last ack (or zeros).
 	Merged
+	// MergedWithoutRecvVclock is a wrong fix: Merged's rotating pair
+	// without the restart flag, but recv_vclock left as the relay struct
+	// holds it (upstream reuses replica->relay across connections: the
+	// previous connection's last ack, or zeros for a fresh struct), so a
+	// restart before the first ack resends rows the replica already has.
+	MergedWithoutRecvVclock
 )
 
 // Mode is box.cfg.election_mode.

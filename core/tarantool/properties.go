@@ -10,6 +10,7 @@ const (
 	PropLearnLeader = "followers-learn-leader"
 	PropApplyRows   = "followers-apply-leader-rows"
 	PropEarlyPush   = "raft-push-before-enabled"
+	PropNoResend    = "rows-not-resent"
 )
 
 // properties are the model's properties, declared once: the kernel checks
@@ -34,6 +35,10 @@ var properties = sim.Props[*Model]{
 			return ok, ob.since
 		},
 		func(w *sim.World, m *Model) string { return m.explainApply(w) }),
+	sim.Always(PropNoResend,
+		"a relay never sends a replica a row at or below the vclock the replica subscribed with: a recovery restart resumes where the replica stands, which 660f3323b9 ensures by starting recv_vclock at the replica's vclock (\"recv_vclock is used by recovery restart and must always be valid\")",
+		func(_ *sim.World, m *Model) bool { return m.resend == "" },
+		func(_ *sim.World, m *Model) string { return m.resend }),
 	sim.Sometimes(PropEarlyPush,
 		"a Raft update is pushed to a relay whose thread has not enabled Raft yet: the window of seed 004, in every variant",
 		func(_ *sim.World, m *Model) bool { return m.earlyPush() >= 0 },
@@ -105,28 +110,35 @@ func (m *Model) leaders() []int {
 	return out
 }
 
-// learnObligation finds the oldest follower that should know its leader
-// and does not.
-func (m *Model) learnObligation(w *sim.World) (obligation, bool) {
+// oldestObligation finds, over every leader l and follower f subscribed
+// to it that has not moved on to a later term and for which owes(l, f)
+// holds, the pair whose obligation began first: when f subscribed, when l
+// became leader, or at from, whichever is latest.
+func (m *Model) oldestObligation(w *sim.World, from sim.Time, owes func(l, f int) bool) (obligation, bool) {
 	best, found := obligation{}, false
 	for _, l := range m.leaders() {
 		L := &m.Inst[l]
 		for f := range m.Inst {
-			F := &m.Inst[f]
-			if f == l || !m.isEnabled(f) || F.VolTerm > L.Term || F.Leader == id(l) {
+			if f == l || m.Inst[f].VolTerm > L.Term || !owes(l, f) {
 				continue
 			}
 			sub, ok := m.subscribedTo(w, l, f)
 			if !ok {
 				continue
 			}
-			since := max(sub, L.LeaderSince)
+			since := max(sub, L.LeaderSince, from)
 			if !found || since < best.since {
 				best, found = obligation{l: l, f: f, since: since}, true
 			}
 		}
 	}
 	return best, found
+}
+
+// learnObligation finds the oldest follower that takes part in Raft and
+// does not know its leader.
+func (m *Model) learnObligation(w *sim.World) (obligation, bool) {
+	return m.oldestObligation(w, 0, func(l, f int) bool { return m.isEnabled(f) && m.Inst[f].Leader != id(l) })
 }
 
 func (m *Model) explainLearn(w *sim.World) string {
@@ -152,25 +164,7 @@ func (m *Model) applyObligation(w *sim.World) (obligation, bool) {
 	if w.Now() < stop {
 		return obligation{}, false
 	}
-	best, found := obligation{}, false
-	for _, l := range m.leaders() {
-		L := &m.Inst[l]
-		for f := range m.Inst {
-			F := &m.Inst[f]
-			if f == l || F.VolTerm > L.Term || F.Vclock.Ge(L.Vclock) {
-				continue
-			}
-			sub, ok := m.subscribedTo(w, l, f)
-			if !ok {
-				continue
-			}
-			since := max(sub, L.LeaderSince, stop)
-			if !found || since < best.since {
-				best, found = obligation{l: l, f: f, since: since}, true
-			}
-		}
-	}
-	return best, found
+	return m.oldestObligation(w, stop, func(l, f int) bool { return !m.Inst[f].Vclock.Ge(m.Inst[l].Vclock) })
 }
 
 func (m *Model) explainApply(w *sim.World) string {

@@ -84,12 +84,12 @@ func (m *Model) setIsRaftEnabled(w *sim.World, a, b int, msg enableMsg) string {
 	r.IsRaftEnabled = msg.Value
 	did := "is_raft_enabled = true"
 	switch m.cfg.Variant {
-	case Pending, Merged:
+	case Pending, Merged, MergedWithoutRecvVclock:
 		// Push the saved message now. v4 does not restart the recovery
 		// (it is still positioned at the replica's vclock); as merged,
 		// every leader message restarts it.
 		if r.PushPending {
-			m.pushRaftMsg(w, a, b, m.cfg.Variant == Merged)
+			m.pushRaftMsg(w, a, b, m.cfg.Variant != Pending)
 			did += ", push the pending message"
 		}
 	case PendingAlloc:
@@ -160,9 +160,14 @@ func (m *Model) handleRelay(w *sim.World, p *sim.Proc, ev *sim.Event, a, b int) 
 	}
 	switch msg := ev.Payload.(type) {
 	case relayStartMsg:
-		// relay_subscribe: a fresh relay, recovery at the replica's vclock.
+		// relay_subscribe: recovery at the replica's vclock. The relay
+		// struct is replica->relay, made once by relay_new (zeroed) and
+		// reused by every connection: relay_start resets neither
+		// recv_vclock nor anything else that Recv stands for, so before
+		// 660f3323b9 a restart before the first ack resumes at the
+		// previous connection's last ack.
 		r.Epoch, r.Phase = msg.Epoch, relayStarting
-		r.Cursor, r.Recv, r.Subscribed = msg.From, Vclock{}, msg.From
+		r.Cursor, r.Subscribed = msg.From, msg.From
 		if m.cfg.Variant == Merged {
 			// 660f3323b9: "Save the first vclock as 'received' ...
 			// recv_vclock is used by recovery restart and must always be
@@ -258,6 +263,10 @@ func (m *Model) recoverRemainingWALs(w *sim.World, a, b int) int {
 		r.Cursor[row.Origin] = row.LSN
 		if row.LSN <= r.Subscribed[row.Origin] {
 			r.Resent++
+			if m.resend == "" {
+				m.resend = name(a) + "'s relay sent " + name(b) + " row " + itoa(int(row.Origin)) + ":" + itoa(int(row.LSN)) +
+					" again: " + name(b) + " subscribed at " + r.Subscribed.format(m.n()) + " and the recovery restarted from " + r.Recv.format(m.n())
+			}
 		}
 		w.Send(p, m.applierProc(b, a), dataRow{Epoch: r.Epoch, Row: row})
 		n++

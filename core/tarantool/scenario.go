@@ -10,7 +10,8 @@ import (
 // ScenarioID is the catalog id.
 const ScenarioID = "tarantool-raft-relay"
 
-var variantIDs = map[string]Variant{"drop": Drop, "pending": Pending, "pending-alloc": PendingAlloc, "merged": Merged}
+var variantIDs = map[string]Variant{"drop": Drop, "pending": Pending, "pending-alloc": PendingAlloc, "merged": Merged,
+	"merged-without-recv-vclock": MergedWithoutRecvVclock}
 
 // Scenario is the catalog entry.
 func Scenario() *scenario.Scenario {
@@ -33,10 +34,11 @@ func Scenario() *scenario.Scenario {
 			{Title: "test/replication/gh-5445-leader-inconsistency.test.lua", URL: "https://github.com/tarantool/tarantool/blob/master/test/replication/gh-5445-leader-inconsistency.test.lua"},
 		},
 		Variants: []scenario.Variant{
-			{ID: "drop", Title: "drop (bug)", Help: "relay_push_raft returns without sending while Raft is not enabled on the relay: the update is lost"},
-			{ID: "pending", Title: "pending (fix, v4)", Help: "two preallocated messages rotate between tx and the relay; the latest update waits (is_raft_push_pending) and is pushed when the relay is enabled or when the message in flight returns; at most one in flight; a leader message restarts the recovery, except the first push after enabling"},
-			{ID: "merged", Title: "pending, as merged (660f3323b9)", Help: "the rotating pair without the restart flag: every leader message restarts the recovery, the first push after enabling too; recv_vclock starts at the replica's vclock (relay_subscribe, relay_final_join) instead of empty"},
-			{ID: "pending-alloc", Title: "pending, one message per update (review version)", Help: "the latest update is saved while the relay is not enabled and sent on enable; every update is a newly allocated message, so messages in flight pile up"},
+			{ID: "drop", Title: "drop (bug)", Help: "660f3323b9^ (April 2021), the seed's code: relay_push_raft returns without sending while Raft is not enabled on the relay, so the update is lost; a leader message restarts the recovery from recv_vclock, which the reused relay struct keeps from the previous connection"},
+			{ID: "pending", Title: "pending (fix, v4)", Help: "the seed's patch, [PATCH v4 13/12] on 660f3323b9^ (never merged as is): two preallocated messages rotate between tx and the relay; the latest update waits (is_raft_push_pending) and is pushed when the relay is enabled or when the message in flight returns; at most one in flight; a leader message restarts the recovery, except the first push after enabling; recv_vclock not initialised"},
+			{ID: "merged", Title: "pending, as merged (660f3323b9)", Help: "660f3323b9 (April 2021): the rotating pair without the restart flag: every leader message restarts the recovery, the first push after enabling too; recv_vclock starts at the replica's vclock (relay_subscribe, relay_final_join)"},
+			{ID: "merged-without-recv-vclock", Title: "merged without recv_vclock (wrong fix)", Help: "a wrong fix, never upstream: 660f3323b9 without its recv_vclock initialisation. Every leader message restarts the recovery from the recv_vclock the reused relay struct holds (the previous connection's last ack, or zeros), so rows the replica already has are sent again"},
+			{ID: "pending-alloc", Title: "pending, one message per update (review version)", Help: "the earlier review version of the seed's patch on 660f3323b9^ (never merged): the latest update is saved while the relay is not enabled and sent on enable; every update is a newly allocated message, so messages in flight pile up"},
 		},
 		Presets: []scenario.Preset{
 			{ID: "subscribe-during-election", Title: "A voter subscribes during an election",
@@ -74,8 +76,8 @@ func Scenario() *scenario.Scenario {
 			scenario.IntParam("lateFollower", 0, 0, MaxInstances, "", "instance whose applier from lateSource subscribes late (0: none)"),
 			scenario.IntParam("lateSource", 1, 1, MaxInstances, "", "the master the late applier subscribes to"),
 			scenario.DurationParam("lateSubscribeAt", 500, 0, 60_000, "when the late applier subscribes"),
-			scenario.IntParam("anonymous", 0, 0, MaxInstances, "", "instance that replicates as an anonymous replica (replication_anon, election_mode off): no relay enables Raft for it, so it gets no Raft message (0: none)"),
-			scenario.IntParam("oldVersion", 0, 0, MaxInstances, "", "instance older than 2.6.0 (election_mode off): masters send it no Raft state on subscribe and no Raft broadcast (0: none)"),
+			scenario.IntParam("anonymous", 0, 0, MaxInstances, "", "instance that replicates as an anonymous replica (replication_anon, election_mode off; 0: none). No relay enables Raft for it (the seed's code already skipped relay_send_is_raft_enabled for anon); that it gets no subscribe-time Raft row either is later upstream, 3bee3fe2b9 (committed August 2021), so it gets no Raft message"),
+			scenario.IntParam("oldVersion", 0, 0, MaxInstances, "", "later upstream, not the seed's code: the version check of 3bee3fe2b9 (committed August 2021). Instance older than 2.6.0 (election_mode off): masters send it no Raft state on subscribe and no Raft broadcast (0: none)"),
 			scenario.DurationParam("duration", 3000, 100, 600_000, "length of the run the model plans for (writes stop at 70 %, faults at 50 %)"),
 		},
 		Rules: rules(),
@@ -85,8 +87,9 @@ func Scenario() *scenario.Scenario {
 			n := int64(v.Int("instances"))
 			return scenario.Cost{WorldBytes: 2048 + 1200*n*n, GrowthPerStep: 4}
 		},
-		Properties: properties.Info(),
-		New:        newFromValues,
+		Properties:   properties.Info(),
+		New:          newFromValues,
+		Capabilities: capabilities.Erase(),
 	}
 }
 

@@ -96,8 +96,9 @@ type relay struct {
 	// the relay yet, in every variant: the window of seed 004.
 	Early int
 	// Subscribed is the replica's vclock at subscribe; Resent counts the
-	// rows sent again at or below it (a recovery restarted from an empty
-	// recv_vclock).
+	// rows sent again at or below it (a recovery restarted from a
+	// recv_vclock older than the replica: the previous connection's last
+	// ack, or zeros).
 	Subscribed Vclock
 	Resent     int
 
@@ -151,6 +152,9 @@ type Model struct {
 
 	Leaders  []termLeader // sorted by term
 	Conflict string       // one-leader-per-term broken: how
+	// resend describes a row this step sent to a replica that already had
+	// it (at or below its vclock at subscribe); "" after any other step.
+	resend string
 
 	// LinkSince[a*n+b] is when the pair last came back (heal, restart).
 	Nemesis nemesisState

@@ -42,7 +42,7 @@ func sweep(t *testing.T, reg *scenario.Registry, spec scenario.RunSpec, n int) m
 func TestSubscribeDuringElection(t *testing.T) {
 	reg := registry()
 	n := seeds(500, 100)
-	for _, v := range []string{"drop", "pending", "pending-alloc", "merged"} {
+	for _, v := range []string{"drop", "pending", "pending-alloc", "merged", "merged-without-recv-vclock"} {
 		c := sweep(t, reg, scenario.RunSpec{Scenario: ScenarioID, Preset: "subscribe-during-election", Variant: v}, n)
 		t.Logf("subscribe-during-election/%s over %d seeds: %s %d, %s %d, %s %d", v, n,
 			PropLearnLeader, c[PropLearnLeader], PropApplyRows, c[PropApplyRows], PropOneLeader, c[PropOneLeader])
@@ -89,10 +89,16 @@ func TestPresetsShowTheirProperty(t *testing.T) {
 	reg := registry()
 	n := seeds(200, 40)
 	for _, p := range []string{"leader-inconsistency", "random-elections"} {
-		for _, v := range []string{"drop", "pending", "pending-alloc", "merged"} {
+		for _, v := range []string{"drop", "pending", "pending-alloc", "merged", "merged-without-recv-vclock"} {
 			c := sweep(t, reg, scenario.RunSpec{Scenario: ScenarioID, Preset: p, Variant: v}, n)
-			t.Logf("%s/%s over %d seeds: %s %d, %s %d, %s %d", p, v, n,
-				PropLearnLeader, c[PropLearnLeader], PropApplyRows, c[PropApplyRows], PropOneLeader, c[PropOneLeader])
+			t.Logf("%s/%s over %d seeds: %s %d, %s %d, %s %d, %s %d", p, v, n,
+				PropLearnLeader, c[PropLearnLeader], PropApplyRows, c[PropApplyRows], PropOneLeader, c[PropOneLeader], PropNoResend, c[PropNoResend])
+			switch {
+			case v == "merged" && c[PropNoResend] != 0:
+				t.Errorf("%s/merged violates %s on %d seeds", p, PropNoResend, c[PropNoResend])
+			case v == "merged-without-recv-vclock" && c[PropNoResend] == 0:
+				t.Errorf("%s/merged-without-recv-vclock never violates %s over %d seeds", p, PropNoResend, n)
+			}
 			switch {
 			case v == "drop" && c[PropLearnLeader] == 0:
 				t.Errorf("%s/drop never violates %s over %d seeds", p, PropLearnLeader, n)
@@ -145,9 +151,10 @@ func BenchmarkSubscribeDuringElection(b *testing.B) {
 }
 
 // TestMergedRestartsFromTheReplicasVclock tells the merged fix from the
-// v4 patch: v4's recv_vclock is empty until the first ack, so a leader
-// message that restarts the recovery before it resends rows the replica
-// had at subscribe; as merged, recv_vclock starts at the replica's vclock
+// v4 patch: v4 leaves recv_vclock as the reused relay struct holds it
+// (the previous connection's last ack, or zeros) until the first ack, so
+// a leader message that restarts the recovery before it resends rows the
+// replica had at subscribe; as merged, recv_vclock starts at the replica's vclock
 // and no such row is ever sent again. Both keep followers-learn-leader.
 func TestMergedRestartsFromTheReplicasVclock(t *testing.T) {
 	reg := registry()

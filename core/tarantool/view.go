@@ -51,7 +51,7 @@ func (m *Model) View(w *sim.World) sim.View {
 			switch m.cfg.Variant {
 			case Drop:
 				fields = append(fields, sim.Field{Name: "pushes lost", Value: itoa(r.Dropped)})
-			case Pending:
+			case Pending, Merged, MergedWithoutRecvVclock:
 				fields = append(fields,
 					sim.Field{Name: "pending", Value: yesNo(r.PushPending) + pendingReq(r.PushPending, r.Msgs[r.ReadyMsg])},
 					sim.Field{Name: "ready msg", Value: itoa(r.ReadyMsg)})

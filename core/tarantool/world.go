@@ -70,6 +70,7 @@ func (m *Model) addProc(w *sim.World, node sim.NodeID, pname string, r role) sim
 // Handle runs one step of one process.
 func (m *Model) Handle(w *sim.World, p *sim.Proc, ev *sim.Event) sim.Action {
 	r := m.roles[p.ID]
+	m.resend = ""
 	var did string
 	switch r.kind {
 	case roleTx:

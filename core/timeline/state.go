@@ -161,10 +161,7 @@ func (tl *Timeline) propertyStatus(w *sim.World, i int) []PropertyStatus {
 
 // viewOf is the model's view followed by the kernel's.
 func viewOf(w *sim.World) sim.View {
-	var v sim.View
-	if vw, ok := w.Model().(sim.Viewer); ok {
-		v = vw.View(w)
-	}
+	v, _ := w.View()
 	v.Groups = append(v.Groups, kernelGroups(w)...)
 	return v
 }

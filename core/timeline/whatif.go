@@ -142,12 +142,10 @@ func valueOptions(n, picked int) []int {
 }
 
 // describe says what a ready event would do: in the model's words when it
-// is a sim.Describer, else in the kernel's.
+// describes its events (sim.Capabilities.Describe), else in the kernel's.
 func describe(w *sim.World, ev *sim.Event) string {
-	if d, ok := w.Model().(sim.Describer); ok {
-		if s := d.Describe(w, ev); s != "" {
-			return s
-		}
+	if s := w.Describe(ev); s != "" {
+		return s
 	}
 	name := w.ProcName(ev.Proc)
 	switch ev.Kind {

@@ -49,6 +49,18 @@
 //     it across the manager's Subscribe, Engine.Close across its Close) is
 //     a kernel mutex only when engineMutex is set; then a stuck Subscribe
 //     stops the tablet transition at Engine.Close, before the manager.
+//   - What close-completes covers on the fixed variant stops at those
+//     locks. The schema engine's notifier is not modelled: Engine.Close
+//     holds engine.mu and calls the schema engine's UnregisterNotifier,
+//     which takes notifierMu, while a schema broadcast holds notifierMu
+//     and calls the messager's schemaChanged, which takes engine.mu. That
+//     cycle is a later bug, vitessio/vitess#17229 (November 2024, fixed
+//     by PR #17230), though both halves are older than #9936's fix
+//     (schemaChanged locks engine.mu in the messager's engine.go of that
+//     era, and issue #8909's analysis of 2021 has Close unregister the
+//     notifiers under it). The model cannot show it, so close-completes
+//     holding on the fixed variant says only that the message manager's
+//     own lock order no longer blocks Close.
 //   - Subscribe's receiver.Send(fieldResult) runs under mu upstream; it
 //     is a step only when fieldSendCost is set (a slow client then holds
 //     mu for that long, in both versions).

@@ -87,9 +87,10 @@ func Scenario() *scenario.Scenario {
 			{ID: "fixed", Title: "v14 (PR #10132): cacheManagementMu before mu",
 				Help: "start/stopVStream take no lock; runPoller and the vstream callback take cacheManagementMu, then mu; the poller checks receivers under both"},
 		},
-		Presets:    presets(),
-		Params:     params(),
-		Properties: properties.Info(),
+		Presets:      presets(),
+		Params:       params(),
+		Properties:   properties.Info(),
+		Capabilities: capabilities.Erase(),
 		Cost: func(v scenario.Values) scenario.Cost {
 			return scenario.Cost{WorldBytes: 4096 + 300*int64(v.Int("clients"))}
 		},

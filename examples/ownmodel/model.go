@@ -185,13 +185,6 @@ var properties = sim.Props[*Lease]{
 // Properties binds the properties for one world.
 func (l *Lease) Properties() []sim.Property { return properties.Of(l) }
 
-// SharesUnlockedState tells the checker that the threads share the lease
-// and the storage without a kernel mutex: its sleep-set and partial-order
-// reductions must then treat every pair of steps as dependent
-// (check.UnlockedSharing). Without it they would take the steps of
-// different threads as commuting and miss the race.
-func (l *Lease) SharesUnlockedState() bool { return true }
-
 // Clone copies the state (it holds no slices or maps).
 func (l *Lease) Clone() sim.Model {
 	c := *l
@@ -233,9 +226,34 @@ func (l *Lease) View(w *sim.World) sim.View {
 	return sim.View{Groups: groups}
 }
 
+// Variant is a version of the storage.
+type Variant string
+
+// The variants.
+const (
+	Unfenced Variant = "unfenced"
+	Fencing  Variant = "fencing"
+)
+
+// Params are the model's parameters; the tags are their schema.
+type Params struct {
+	Pause int `default:"3" min:"0" max:"50" unit:"steps" help:"how long client1 stays paused between its check and its write"`
+}
+
+// capabilities is what the model offers beyond sim.Model; the compiler
+// checks every method named. SharesUnlockedState tells the checker that
+// the threads share the lease and the storage without a kernel mutex:
+// its sleep-set and partial-order reductions must then treat every pair
+// of steps as dependent, or they would miss the race.
+var capabilities = sim.Capabilities[*Lease]{
+	Describe:            (*Lease).Describe,
+	View:                (*Lease).View,
+	SharesUnlockedState: func(*Lease) bool { return true },
+}
+
 // Scenario is the catalog entry.
 func Scenario() *scenario.Scenario {
-	return &scenario.Scenario{
+	return scenario.Model[*Lease, Params, Variant]{
 		ID:      "ownmodel",
 		Title:   "Stale lease holder overwrites (a model in its own module)",
 		Summary: "A client checks its lease, pauses, and writes after the lease passed to another client: the storage takes the stale write.",
@@ -244,20 +262,18 @@ func Scenario() *scenario.Scenario {
 			"write with token 1 overwrites client2's. A fencing token fixes it: the storage refuses a token older than " +
 			"the highest it has accepted.",
 		Links: []scenario.Link{{Title: "How to do distributed locking (fencing tokens)", URL: "https://martin.kleppmann.com/2016/02/08/how-to-do-distributed-locking.html"}},
-		Variants: []scenario.Variant{
-			{ID: "unfenced", Title: "storage takes any write", Help: "the storage accepts a write from whoever believes it holds the lease"},
-			{ID: "fencing", Title: "fencing tokens", Help: "the storage refuses a token lower than the highest it has accepted"},
+		Variants: []scenario.VariantOf[Variant]{
+			{ID: Unfenced, Title: "storage takes any write", Help: "the storage accepts a write from whoever believes it holds the lease"},
+			{ID: Fencing, Title: "fencing tokens", Help: "the storage refuses a token lower than the highest it has accepted"},
 		},
 		Presets: []scenario.Preset{
 			{ID: "two-clients", Title: "Two clients, one lease", Story: "Every step is a scheduling choice.",
 				Params: map[string]any{}, MaxTime: 1000, MaxSteps: 1000, Property: NoStaleWrite, Reach: StaleHolder},
 		},
-		Params: []scenario.Param{
-			scenario.IntParam("pause", 3, 0, 50, "steps", "how long client1 stays paused between its check and its write"),
+		Props:        properties,
+		Capabilities: capabilities,
+		New: func(v Variant, p Params) (*Lease, error) {
+			return New(p.Pause, v == Fencing), nil
 		},
-		Properties: properties.Info(),
-		New: func(variant string, v scenario.Values) (sim.Model, error) {
-			return New(v.Int("pause"), variant == "fencing"), nil
-		},
-	}
+	}.Scenario()
 }

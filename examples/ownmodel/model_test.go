@@ -13,8 +13,8 @@ import (
 
 var reg = scenario.NewRegistry(ownmodel.Scenario())
 
-func spec(variant string) scenario.RunSpec {
-	return scenario.RunSpec{Scenario: ownmodel.Scenario().ID, Variant: variant}
+func spec(variant ownmodel.Variant) scenario.RunSpec {
+	return scenario.RunSpec{Scenario: ownmodel.Scenario().ID, Variant: string(variant)}
 }
 
 // TestUnfencedWriteClobbers: random schedules find the stale write at
@@ -23,9 +23,9 @@ func spec(variant string) scenario.RunSpec {
 // granted token 2 and writes, and client1, after its 3 steps of pause,
 // writes with token 1 at the eighth step (index 7).
 func TestUnfencedWriteClobbers(t *testing.T) {
-	modeltest.Sweep(t, reg, spec("unfenced"), modeltest.Seeds(1, 200)).
+	modeltest.Sweep(t, reg, spec(ownmodel.Unfenced), modeltest.Seeds(1, 200)).
 		Expect(t, modeltest.Rate{K: 60, N: 200, First: 1}, ownmodel.NoStaleWrite)
-	r := modeltest.Search(t, reg, spec("unfenced"), check.BFS, ownmodel.NoStaleWrite)
+	r := modeltest.Search(t, reg, spec(ownmodel.Unfenced), check.BFS, ownmodel.NoStaleWrite)
 	if !r.Found || r.Step != 7 || !strings.Contains(r.Violation, "client1's write (token 1) overwrote client2's (token 2)") {
 		t.Fatalf("bfs found %v at step %d: %q", r.Found, r.Step, r.Violation)
 	}
@@ -39,12 +39,12 @@ func TestUnfencedWriteClobbers(t *testing.T) {
 // none clobbers, though client2 does take the lease while client1 still
 // believes it holds it.
 func TestFencingHolds(t *testing.T) {
-	r := modeltest.Verify(t, reg, spec("fencing"), check.BFS)
+	r := modeltest.Verify(t, reg, spec(ownmodel.Fencing), check.BFS)
 	if !r.Exhaustive {
 		t.Fatalf("bfs of fencing did not cover every schedule: %+v", r)
 	}
-	modeltest.Sweep(t, reg, spec("fencing"), modeltest.Seeds(1, 100)).Never(t)
-	if r := modeltest.Search(t, reg, spec("fencing"), check.BFS, ownmodel.StaleHolder); r.Verdict != check.VerdictReached {
+	modeltest.Sweep(t, reg, spec(ownmodel.Fencing), modeltest.Seeds(1, 100)).Never(t)
+	if r := modeltest.Search(t, reg, spec(ownmodel.Fencing), check.BFS, ownmodel.StaleHolder); r.Verdict != check.VerdictReached {
 		t.Fatalf("fencing never reaches a stale holder: %s", r.Verdict)
 	}
 }

@@ -13,6 +13,9 @@ import (
 func Broken(base *scenario.Scenario, id, msg string) *scenario.Scenario {
 	sc := *base
 	sc.ID = id
+	// The wrapper offers only sim.Model's methods, as before the model
+	// declared capabilities.
+	sc.Capabilities = nil
 	sc.New = func(variant string, v scenario.Values) (sim.Model, error) {
 		m, err := base.New(variant, v)
 		return panicking{m, msg}, err
