@@ -139,6 +139,15 @@ func problemTitle(status int) string {
 // the memory its spec is estimated to need, which it keeps (resized to
 // what the timeline holds) until its last holder drops it.
 func (s *Server) execute(ns scenario.RunSpec) (rec *recording, err error) {
+	return s.executeFor(context.Background(), ns)
+}
+
+// executeFor is execute for a client that may leave: the recording stops
+// as soon as ctx ends (a session socket that disconnected).
+func (s *Server) executeFor(ctx context.Context, ns scenario.RunSpec) (rec *recording, err error) {
+	if ctx.Err() != nil {
+		return nil, errors.Join(errClientClosed, context.Cause(ctx))
+	}
 	mem, err := s.reserveRun(ns)
 	if err != nil {
 		return nil, err
@@ -156,8 +165,12 @@ func (s *Server) execute(ns scenario.RunSpec) (rec *recording, err error) {
 	defer func() { <-s.runSlots }()
 	watched := s.watchRun(mem)
 	defer s.unwatchRun(watched)
-	tl, err := timeline.Record(s.reg, ns, timeline.Options{SnapshotEvery: session.SnapshotEvery, Continue: watched.alive})
+	alive := func() bool { return ctx.Err() == nil && watched.alive() }
+	tl, err := timeline.Record(s.reg, ns, timeline.Options{SnapshotEvery: session.SnapshotEvery, Continue: alive})
 	if errors.Is(err, timeline.ErrStopped) {
+		if ctx.Err() != nil {
+			return nil, errors.Join(errClientClosed, context.Cause(ctx))
+		}
 		return nil, watched.refusal()
 	}
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -39,17 +40,18 @@ const (
 // (a search or a playback hands it over between slices and frames), and
 // every reply goes through the socket's bounded send queue.
 func (s *Server) sessionStream(w http.ResponseWriter, r *http.Request) {
-	c, ctx, cancel, done, ok := s.openStream(w, r, "session")
+	c, ctx, cancel, done, ok := s.openStreamHolding(w, r, "session", 0)
 	if !ok {
 		return
 	}
 	defer done()
 	c.SetReadLimit(-1) // the reader bounds messages itself, and answers
 	out := newOutbox(sessionQueue)
-	runs := &serverRuns{s: s}
+	runs := &serverRuns{s: s, ctx: ctx}
 	defer runs.dropAll()
 	conn := &sessionConn{s: s, ctx: ctx, out: out, start: time.Now(), inflight: make(chan struct{}, sessionInflight),
 		sess: session.New(session.Config{Registry: s.reg, Runs: runs, Limits: s.sessionLimits()})}
+	conn.lastRequest.Store(time.Now().UnixNano())
 	writerDone := make(chan struct{})
 	var writeErr error
 	go func() {
@@ -67,6 +69,11 @@ func (s *Server) sessionStream(w http.ResponseWriter, r *http.Request) {
 	go func() {
 		defer wg.Done()
 		cancel(conn.readLoop(c, &wg))
+	}()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		conn.closeWhenIdle(ctx, cancel)
 	}()
 	<-ctx.Done()
 	<-writerDone
@@ -91,6 +98,8 @@ type sessionConn struct {
 
 	mu   sync.Mutex // held while the session serves a request
 	sess *session.Session
+	// lastRequest is when the last request came (unix nanoseconds).
+	lastRequest atomic.Int64
 }
 
 // readLoop reads requests until the connection ends and returns why.
@@ -132,6 +141,7 @@ func (sc *sessionConn) readLoop(c *websocket.Conn, wg *sync.WaitGroup) error {
 		if !sc.out.waitRoom(sc.ctx, sessionQueue/2, sc.s.cfg.StreamWriteTimeout) {
 			return errSlowClient
 		}
+		sc.lastRequest.Store(time.Now().UnixNano())
 		req, rerr := session.DecodeRequest(b)
 		if rerr != nil {
 			if !sc.send(session.Reply(req.ID, nil, rerr)) {
@@ -167,6 +177,15 @@ func (sc *sessionConn) serve(req session.Request) {
 			sc.mu.Unlock()
 		}
 	}()
+	if sc.ctx.Err() != nil {
+		return // the client left while this request waited: drop it
+	}
+	req, release, err := sc.admit(req)
+	if err != nil {
+		sc.send(session.Reply(req.ID, nil, toSessionError(err)))
+		return
+	}
+	defer release()
 	sc.sess.Serve(req, &sessionPipe{sc: sc, locked: &locked})
 }
 
@@ -283,6 +302,7 @@ func (p *sessionPipe) Wait(d time.Duration) bool {
 // them when the socket ends.
 type serverRuns struct {
 	s    *Server
+	ctx  context.Context // the socket's: a recording stops when it leaves
 	mu   sync.Mutex
 	held []*recording // most recent last
 }
@@ -291,7 +311,7 @@ type serverRuns struct {
 const heldRuns = 4
 
 func (r *serverRuns) Get(ns scenario.RunSpec) (*timeline.Timeline, error) {
-	rec, err := r.s.timelines.get(ns.ID(), func() (*recording, error) { return r.s.execute(ns) })
+	rec, err := r.s.timelines.get(ns.ID(), func() (*recording, error) { return r.s.executeFor(r.ctx, ns) })
 	if err != nil {
 		return nil, toSessionError(err)
 	}
@@ -340,8 +360,12 @@ func toSessionError(err error) error {
 		code = session.CodeNotFound
 	case http.StatusRequestEntityTooLarge:
 		code = session.CodeTooLarge
-	case http.StatusTooManyRequests:
+	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
+		// A temporary shortage: retryable, never a validation error.
 		code = session.CodeBusy
+		if p.retryAfter > 0 {
+			return &session.Error{Code: code, Field: p.Field, Message: p.Detail + " (retry after " + itoa64(p.retryAfter) + " s)"}
+		}
 	case http.StatusInternalServerError:
 		code = session.CodeInternal
 	}

@@ -103,6 +103,12 @@ func (s *Server) getLayout(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
+	mem, err := s.reserveView(from, to)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	defer mem.release()
 	view(w, r, func() (any, error) { return session.Layout(rec.tl, from, to) })
 }
 
@@ -144,6 +150,12 @@ func (s *Server) getDiagram(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
+	mem, err := s.reserveView(from, to)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	defer mem.release()
 	d, err := session.Layout(rec.tl, from, to)
 	if err != nil {
 		writeError(w, r, restError(err, ""))

@@ -342,6 +342,7 @@ func (s *suite) memory() {
 		"201, after Retry-After while memory is short; no 5xx", strings.Join(compact(got), ", "), ok && bigID != "")
 	if bigID != "" {
 		s.exportsAndStreams(bigID)
+		s.sessionBudget(bigID)
 	}
 	if bfsID != "" {
 		time.Sleep(time.Duration(s.sc.bfsSeconds) * time.Second)
