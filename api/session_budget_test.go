@@ -98,3 +98,20 @@ func TestRecordingStopsWhenTheClientLeaves(t *testing.T) {
 	_, err = ts.executeFor(ctx, ns)
 	assert.ErrorIs(t, err, errClientClosed)
 }
+
+// A session export reserves its size first: with the budget taken it is
+// a retryable busy, then a result once memory is back.
+func TestSessionExportIsBudgeted(t *testing.T) {
+	ts := newTestServer(t)
+	sc := dialSession(t, ts)
+	var sum scenario.Summary
+	sc.result("open", `{"spec":`+philoSpec+`}`, &sum)
+	hold, err := ts.mem.reserve(kindRun, ts.mem.free()-exportBytes, memoryHint{what: "the test"})
+	require.NoError(t, err)
+	r := sc.call("export", `{"run":"`+sum.ID+`","format":"json"}`)
+	require.NotNil(t, r.Error, "the export was built without a reservation")
+	assert.Equal(t, session.CodeBusy, r.Error.Code)
+	hold.release()
+	r = sc.call("export", `{"run":"`+sum.ID+`","format":"json"}`)
+	assert.Nil(t, r.Error)
+}

@@ -92,8 +92,9 @@ func (s *suite) sessionBudget(id string) {
 		fmt.Sprintf("%d open, %.0f bytes held, run %s", opened, held, r.String()), opened == idle && held == 0 && r.status == http.StatusCreated)
 }
 
-// sessionCall sends requests on a new session socket and classifies the
-// reply to the last one: result, busy, error FIELD, or what went wrong.
+// sessionCall sends requests on a new session socket, each after the
+// reply to the one before, and classifies the reply to the last one:
+// result, busy, error FIELD, or what went wrong.
 func (s *suite) sessionCall(ctx context.Context, msgs []string) string {
 	c, res, err := websocket.Dial(ctx, "ws://"+s.host+"/api/v1/session", nil)
 	if err != nil {
@@ -104,13 +105,21 @@ func (s *suite) sessionCall(ctx context.Context, msgs []string) string {
 	}
 	defer c.CloseNow()
 	c.SetReadLimit(-1)
+	got := ""
 	for _, m := range msgs {
 		if err := c.Write(ctx, websocket.MessageText, []byte(m)); err != nil {
 			return "write: " + err.Error()
 		}
+		want := m[strings.Index(m, `"id":`)+5 : strings.Index(m, `,`)]
+		if got = readReply(ctx, c, want); got != "result" {
+			return got
+		}
 	}
-	last := msgs[len(msgs)-1]
-	want := last[strings.Index(last, `"id":`)+5 : strings.Index(last, `,`)]
+	return got
+}
+
+// readReply reads until the final reply to request id want.
+func readReply(ctx context.Context, c *websocket.Conn, want string) string {
 	for {
 		_, b, err := c.Read(ctx)
 		if err != nil {
@@ -118,7 +127,6 @@ func (s *suite) sessionCall(ctx context.Context, msgs []string) string {
 		}
 		var m struct {
 			ID       json.RawMessage
-			Result   json.RawMessage
 			Progress json.RawMessage
 			Frame    json.RawMessage
 			Error    *struct{ Code, Field string }
