@@ -2,7 +2,8 @@
 // (core/sim), the models of real production bugs (core/scylla, core/vitess,
 // core/tarantool, core/philo), the run contract (core/scenario), recorded
 // timelines (core/timeline), the space-time diagram layout (core/viz),
-// exports (core/export) and the schedule explorers (core/check).
+// exports (core/export), logged executions of real systems read into
+// timelines (core/ingest) and the schedule explorers (core/check).
 //
 // What core never does, and why: it reads no clock, sleeps never, starts no
 // goroutine, opens no channel, draws no global randomness, performs no I/O

@@ -189,6 +189,11 @@ func numericWhatIf(t *testing.T, p *page, reg *scenario.Registry) {
 	if !strings.Contains(label, dom.Unit) || !strings.Contains(label, fmt.Sprint(dom.Max)) {
 		t.Errorf("the domain reads %q; want its unit %s and maximum %v", label, dom.Unit, dom.Max)
 	}
+	// The value taken reads as the model's resolution writes it, not as
+	// binary floating point does (issue 32 saw 0.6930000000000001).
+	if v := eval[string](p, `document.querySelector("#whatif form.domain input").value`); len(v) > 12 || strings.Contains(v, "0000000") {
+		t.Errorf("the what-if box shows the value taken as %q", v)
+	}
 	typed := n / 3
 	if typed == picked {
 		typed++

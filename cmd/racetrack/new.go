@@ -17,7 +17,9 @@ import (
 
 // skeleton is the module `racetrack new model` writes: the files of
 // examples/ownmodel with its name and module path as template fields
-// (TestNewModelIsTheExample keeps the two the same).
+// (TestNewModelIsTheExample keeps the two the same). With -template
+// actors the files under skeleton/actors replace those of the same name:
+// a message-passing model.
 //
 //go:embed skeleton
 var skeleton embed.FS
@@ -32,13 +34,14 @@ var modelName = regexp.MustCompile(`^[a-z][a-z0-9]{0,39}$`)
 var modulePath = regexp.MustCompile(`^[A-Za-z0-9_~-][A-Za-z0-9._~-]*(/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)*$`)
 
 func newCmd(_ context.Context, e *env, args []string) int {
-	fs := newFlags("new", "model NAME [-module PATH] [-dir DIR] [-replace DIR]",
+	fs := newFlags("new", "model NAME [-template threads|actors] [-module PATH] [-dir DIR] [-replace DIR]",
 		"Writes a Go module holding a model of your own: the model with its properties, its scenario,\n"+
 			"its test on core/modeltest, a server main and a wasm main that show it in the page next to\n"+
 			"the built-in bugs. NAME is the package and the scenario id (lower-case letters and digits).")
 	modPath := fs.String("module", "", "the module path (default NAME)")
 	dir := fs.String("dir", "", "the directory to create (default NAME); it must not exist or be empty")
 	replace := fs.String("replace", "", "build against the Racetrack checkout at this directory (a replace directive)")
+	tmpl := fs.String("template", templateThreads, "the model to start from: threads (threads and a lock race) or actors (message-passing actors)")
 	if len(args) == 0 || args[0] != "model" {
 		fmt.Fprintln(e.stderr, "racetrack new: want `racetrack new model NAME [flags]`")
 		fs.SetOutput(e.stderr)
@@ -66,6 +69,9 @@ func newCmd(_ context.Context, e *env, args []string) int {
 	if len(*modPath) > 200 || !modulePath.MatchString(*modPath) {
 		return fail(e, "new", exitUsage, fmt.Errorf("-module %q: not a module path (elements of letters, digits and .-_~ between slashes)", *modPath))
 	}
+	if *tmpl != templateThreads && *tmpl != templateActors {
+		return fail(e, "new", exitUsage, fmt.Errorf("-template %q: want threads or actors", *tmpl))
+	}
 	if *dir == "" {
 		*dir = name
 	}
@@ -80,7 +86,7 @@ func newCmd(_ context.Context, e *env, args []string) int {
 		*replace = abs
 	}
 	version := moduleVersion()
-	files, err := renderSkeleton(skeletonData{Name: name, Module: *modPath, Version: version, Replace: *replace})
+	files, err := renderSkeleton(skeletonData{Name: name, Module: *modPath, Version: version, Replace: *replace, Template: *tmpl})
 	if err != nil {
 		return fail(e, "new", exitFailure, err)
 	}
@@ -95,8 +101,16 @@ func newCmd(_ context.Context, e *env, args []string) int {
 	return exitHolds
 }
 
+// The templates of `racetrack new model`.
+const (
+	templateThreads = "threads"
+	templateActors  = "actors"
+)
+
 type skeletonData struct {
 	Name, Module, Version, Replace string
+	// Template is templateThreads (also when empty) or templateActors.
+	Template string
 }
 
 // renderSkeleton returns the module's files by path (slash-separated).
@@ -105,6 +119,15 @@ func renderSkeleton(d skeletonData) (map[string][]byte, error) {
 	err := iofs.WalkDir(skeleton, "skeleton", func(p string, de iofs.DirEntry, err error) error {
 		if err != nil || de.IsDir() {
 			return err
+		}
+		name := strings.TrimPrefix(p, "skeleton/")
+		if rest, ok := strings.CutPrefix(name, templateActors+"/"); ok {
+			if d.Template != templateActors {
+				return nil
+			}
+			name = rest
+		} else if d.Template == templateActors && fileExists(skeleton, "skeleton/"+templateActors+"/"+name) {
+			return nil
 		}
 		text, err := iofs.ReadFile(skeleton, p)
 		if err != nil {
@@ -118,10 +141,15 @@ func renderSkeleton(d skeletonData) (map[string][]byte, error) {
 		if err := t.Execute(&b, d); err != nil {
 			return err
 		}
-		out[strings.TrimSuffix(strings.TrimPrefix(p, "skeleton/"), ".tmpl")] = b.Bytes()
+		out[strings.TrimSuffix(name, ".tmpl")] = b.Bytes()
 		return nil
 	})
 	return out, err
+}
+
+func fileExists(fsys iofs.FS, p string) bool {
+	_, err := iofs.Stat(fsys, p)
+	return err == nil
 }
 
 // writeModule creates dir (which must not exist, or be empty) and the

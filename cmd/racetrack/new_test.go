@@ -61,6 +61,47 @@ func TestNewModelBuildsAndPasses(t *testing.T) {
 	assert.Contains(t, errOut, "not empty")
 }
 
+// TestNewActorsModelBuildsAndPasses: -template actors writes the
+// message-passing skeleton (actors with handler tables, the threads'
+// mains and go.mod), whose tests pass: bfs finds the double application
+// and verifies the deduplicating variant.
+func TestNewActorsModelBuildsAndPasses(t *testing.T) {
+	files, err := renderSkeleton(skeletonData{Name: "retry", Module: "example.com/retry", Version: "v0.0.0", Template: templateActors})
+	require.NoError(t, err)
+	threads, err := renderSkeleton(skeletonData{Name: "retry", Module: "example.com/retry", Version: "v0.0.0"})
+	require.NoError(t, err)
+	assert.ElementsMatch(t, keys(threads), keys(files), "both templates write the same files")
+	assert.Contains(t, string(files["model.go"]), "sim.Handlers[*Service]")
+	assert.NotContains(t, string(threads["model.go"]), "sim.Handlers")
+	assert.Equal(t, string(threads["cmd/server/main.go"]), string(files["cmd/server/main.go"]))
+	if testing.Short() {
+		t.Skip("builds a module")
+	}
+	dir := filepath.Join(t.TempDir(), "retry")
+	code, out, errOut := racetrack(t, "new", "model", "retry", "-template", "actors", "-module", "example.com/retry", "-dir", dir, "-replace", "../..")
+	require.Equal(t, exitHolds, code, "%s%s", out, errOut)
+	sum, err := os.ReadFile("../../examples/ownmodel/go.sum")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644))
+	modcache := strings.TrimSpace(string(goOut(t, "", nil, "env", "GOMODCACHE")))
+	env := []string{"GOMODCACHE=" + modcache, "GOFLAGS=-mod=mod", "GOWORK=off"}
+	test := string(goOut(t, dir, env, "test", "-count=1", "-v", "./..."))
+	for _, name := range []string{"TestRetryAppliesTwice", "TestDedupHolds", "TestConforms"} {
+		assert.Contains(t, test, "--- PASS: "+name+" ", "the skeleton's %s", name)
+	}
+	assert.Contains(t, test, "ok  \texample.com/retry\t")
+	goOut(t, dir, env, "build", "-o", os.DevNull, "./cmd/server")
+	goOut(t, dir, append(env, "GOOS=js", "GOARCH=wasm"), "build", "-o", os.DevNull, "./cmd/wasm")
+}
+
+func keys(m map[string][]byte) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
 func TestNewModelBadInput(t *testing.T) {
 	for _, c := range []struct {
 		args []string
@@ -74,6 +115,7 @@ func TestNewModelBadInput(t *testing.T) {
 		{[]string{"new", "model", "lease", "-module", "/abs"}, `-module "/abs"`},
 		{[]string{"new", "model", "lease", "-replace", "/nonexistent"}, "no go.mod"},
 		{[]string{"new", "model", "lease", "stray"}, "unexpected argument"},
+		{[]string{"new", "model", "lease", "-template", "actor"}, `-template "actor": want threads or actors`},
 	} {
 		code, _, errOut := racetrack(t, c.args...)
 		assert.Equal(t, exitUsage, code, "%q", c.args)

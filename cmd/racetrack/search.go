@@ -103,7 +103,7 @@ func (f *searchFlags) apply(fs *flag.FlagSet, cfg *check.Config) error {
 }
 
 func searchCmd(ctx context.Context, e *env, args []string) int {
-	fs := newFlags("search", "[-config JSON|@FILE] [-scenario S -preset P -variant V -param k=v] [-strategy random|pct|bfs|dfs] [-property P] [budget flags] [-store DIR] [-json]",
+	fs := newFlags("search", "[-config JSON|@FILE] [-scenario S -preset P -variant V -param k=v] [-strategy random|pct|bfs|dfs] [-property P] [budget flags] [-store DIR] [-json] [-profile]",
 		"Searches the schedules of a scenario for a violation and shrinks the counterexample. The config\n"+
 			"is the JSON body of POST /api/v1/searches; the flags override its fields.")
 	config := fs.String("config", "", "the search config as JSON, or @FILE")
@@ -114,6 +114,7 @@ func searchCmd(ctx context.Context, e *env, args []string) int {
 	store := fs.String("store", "", "write a run folder under DIR (the search result and its counterexample run)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	natsURL := fs.String("nats", "", "run the search on the workers of this NATS cluster (random, pct, bfs; racetrack worker joins one)")
+	profile := fs.Bool("profile", false, "instead of searching, profile a bounded bfs (-states, default 20,000): the view fields and processes with the most distinct values, and new states by depth")
 	if code := parse(fs, e, args); code >= 0 {
 		return code
 	}
@@ -147,6 +148,14 @@ func searchCmd(ctx context.Context, e *env, args []string) int {
 	}
 	if err := sfl.apply(fs, &cfg); err != nil {
 		return fail(e, "search", exitUsage, err)
+	}
+	if *profile {
+		for _, f := range []string{"strategy", "store", "nats"} {
+			if set[f] && (f != "strategy" || cfg.Strategy != check.BFS) {
+				return fail(e, "search", exitUsage, fmt.Errorf("-profile runs a bfs and prints its profile; it takes no -%s", f))
+			}
+		}
+		return profileCmd(e, cfg, *asJSON)
 	}
 	return search(ctx, e, "search", cfg, timeout, *store, *asJSON, *natsURL, args)
 }
@@ -213,6 +222,31 @@ func search(ctx context.Context, e *env, cmd string, cfg check.Config, timeout t
 		}
 	}
 	return code
+}
+
+// profileCmd prints the state-space profile of cfg's preset.
+func profileCmd(e *env, cfg check.Config, asJSON bool) int {
+	if cfg.Scenario == "" {
+		return fail(e, "search", exitUsage, errors.New("-scenario (or a -config naming one) is required; racetrack list shows the scenarios"))
+	}
+	p, err := check.ProfileSearch(catalog.New(), cfg)
+	if err != nil {
+		code := exitFailure
+		if errors.Is(err, scenario.ErrInvalid) || errors.Is(err, check.ErrUnsupported) {
+			code = exitUsage
+		}
+		return fail(e, "search", code, err)
+	}
+	if asJSON {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(p); err != nil {
+			return fail(e, "search", exitFailure, err)
+		}
+		return exitHolds
+	}
+	fmt.Fprint(e.stdout, p.Text(0))
+	return exitHolds
 }
 
 // distributedSearch runs cfg on the workers of the NATS cluster at url.

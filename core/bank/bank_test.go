@@ -56,6 +56,9 @@ func TestTutorialQuotesTheCode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The message-passing chapter after the marker quotes core/broker,
+	// whose tests check it.
+	before, _, _ := strings.Cut(string(doc), "<!-- The chapter below quotes core/broker")
 	var src strings.Builder
 	for _, f := range []string{"bank.go", "bank_test.go"} {
 		b, err := os.ReadFile(f)
@@ -65,7 +68,7 @@ func TestTutorialQuotesTheCode(t *testing.T) {
 		src.Write(b)
 	}
 	blocks := 0
-	for _, part := range strings.Split(string(doc), "```go\n")[1:] {
+	for _, part := range strings.Split(before, "```go\n")[1:] {
 		block, _, ok := strings.Cut(part, "```")
 		if !ok {
 			t.Fatal("an unterminated code block")

@@ -3,6 +3,7 @@ package catalog
 
 import (
 	"github.com/racetrack-sim/racetrack/core/bank"
+	"github.com/racetrack-sim/racetrack/core/broker"
 	"github.com/racetrack-sim/racetrack/core/philo"
 	"github.com/racetrack-sim/racetrack/core/scenario"
 	"github.com/racetrack-sim/racetrack/core/scylla"
@@ -19,6 +20,7 @@ func New() *scenario.Registry { return With() }
 func With(extra ...*scenario.Scenario) *scenario.Registry {
 	return scenario.NewRegistry(append([]*scenario.Scenario{
 		bank.Scenario(),
+		broker.Scenario(),
 		philo.Scenario(),
 		scylla.Scenario(),
 		tarantool.Scenario(),

@@ -18,6 +18,7 @@ func ExampleWith() {
 	}
 	// Output:
 	// bank-overdraft
+	// broker-hw-truncation
 	// dining-philosophers
 	// my-philosophers
 	// scylla-mv-backlog

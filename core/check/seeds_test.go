@@ -33,6 +33,17 @@ func timedPresets(t *testing.T, reg *scenario.Registry) []check.Config {
 	return out
 }
 
+// unfixed says the fixed variant is known to violate the preset's
+// property (an upstream limitation the preset shows).
+func unfixed(sc *scenario.Scenario, preset string) bool {
+	for _, p := range sc.Presets {
+		if p.ID == preset {
+			return p.Unfixed != ""
+		}
+	}
+	return false
+}
+
 // Every seed bug is found by random or pct on its timed presets within
 // the default budget, and the counterexample replays to the same
 // violation; the fixed variants show nothing over a smaller budget.
@@ -67,7 +78,7 @@ func TestRandomFindsNothingInFixedVariants(t *testing.T) {
 	}
 	for _, cfg := range timedPresets(t, reg) {
 		sc, _ := reg.Lookup(cfg.Scenario)
-		if !sc.HasVariant("fixed") {
+		if !sc.HasVariant("fixed") || unfixed(sc, cfg.Preset) {
 			continue
 		}
 		cfg.Variant, cfg.Strategy, cfg.Budget.Runs = "fixed", check.Random, runs

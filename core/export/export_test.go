@@ -2,7 +2,6 @@ package export_test
 
 import (
 	"encoding/json"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -36,7 +35,7 @@ func deadlock(t *testing.T) *timeline.Timeline {
 	return tl
 }
 
-// TestShiVizParses applies ShiViz's default expression, as ShiViz does, to
+// TestShiVizParses applies the expression the log carries, as ShiViz does, to
 // the log after its two header lines, and checks what ShiViz checks: each
 // host's own clock entry starts at 1 and grows by one per event.
 func TestShiVizParses(t *testing.T) {
@@ -50,8 +49,7 @@ func TestShiVizParses(t *testing.T) {
 		if !ok || header != export.ShiVizRegex {
 			t.Fatalf("header %q, want the regex then an empty delimiter line", header)
 		}
-		re := regexp.MustCompile(header)
-		matches := re.FindAllStringSubmatch(body, -1)
+		re, matches := applyShiViz(t, header, body)
 		if len(matches) != tl.Len() {
 			t.Fatalf("%d events parsed, want %d", len(matches), tl.Len())
 		}

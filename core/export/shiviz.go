@@ -10,9 +10,15 @@ import (
 	"github.com/racetrack-sim/racetrack/core/timeline"
 )
 
-// ShiVizRegex is ShiViz's default log parsing expression: an event line,
-// then the host and its vector clock as a JSON object.
-const ShiVizRegex = `(?<event>.*)\n(?<host>\S*) (?<clock>{.*})`
+// ShiVizRegex is the log parsing expression the export carries: an event
+// line, then the host and its vector clock as a JSON object, each pair
+// anchored to whole lines. ShiViz applies it globally with the multiline
+// flag; ShiViz's default expression, which is not anchored, also matches
+// an event line that itself reads like "host {...}" (a label holding a
+// brace), and so finds more events than the log has. Anchored, a match
+// starts at the first event line and every match consumes exactly one
+// event line and its clock line, whatever the event text says.
+const ShiVizRegex = `^(?<event>.*)\n(?<host>\S+) (?<clock>\{.*\})$`
 
 // ShiViz writes the run as a ShiViz log file: the parsing expression on
 // the first line, an empty execution delimiter on the second, then two
@@ -29,7 +35,7 @@ func WriteShiViz(w io.Writer, tl *timeline.Timeline) error {
 	b.WriteString(ShiVizRegex + "\n\n")
 	for i := 0; i < tr.Len(); i++ {
 		s := tr.Step(i)
-		b.WriteString(oneLine(shivizEvent(tl, i, s)))
+		b.WriteString(shivizLine(shivizEvent(tl, i, s)))
 		b.WriteByte('\n')
 		b.WriteString(hosts[s.Proc])
 		b.WriteString(" {")
@@ -63,6 +69,19 @@ func WriteShiViz(w io.Writer, tl *timeline.Timeline) error {
 
 // flushBytes is how much text a writer gathers before handing it on.
 const flushBytes = 32 << 10
+
+// shivizLine keeps an event on one line as JavaScript sees lines: its "."
+// and multiline anchors also stop at carriage returns and the Unicode
+// line and paragraph separators.
+func shivizLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case '\n', '\r', '\u2028', '\u2029':
+			return ' '
+		}
+		return r
+	}, s)
+}
 
 func shivizEvent(tl *timeline.Timeline, i int, s *sim.Step) string {
 	tr := tl.Trace()

@@ -39,6 +39,11 @@ type Preset struct {
 	// (core/modeltest checks), so that a fix that holds does not hold
 	// vacuously.
 	Reach string `json:"reach,omitempty"`
+	// Unfixed, when set, says why the fixed variant still violates
+	// Property on this preset: a behaviour upstream's fix has too (the
+	// model's documentation gives the evidence). Checks that expect
+	// fixed variants to hold skip such a preset.
+	Unfixed string `json:"unfixed,omitempty"`
 }
 
 // PropertyInfo describes a property for the catalog. A model declares

@@ -40,7 +40,16 @@ var properties = sim.Props[*Model]{
 			}
 			return true, m.trueSince[r]
 		},
-		func(_ *sim.World, m *Model) string { return m.explainStale() }),
+		func(_ *sim.World, m *Model) string { return m.explainStale() }).
+		About(func(_ *sim.World, m *Model) []sim.NodeID {
+			// The coordinator, the replica it misjudges, and the gossip
+			// mesh that carries the replica's backlog to it.
+			c, _, r := m.staleBelief()
+			if c < 0 {
+				return nil
+			}
+			return []sim.NodeID{sim.NodeID(c), sim.NodeID(r), m.meshNode}
+		}),
 	sim.Always(PropApplyingShard,
 		"a write response carries at least the backlog of the shard that applied the write (as of the node's last refresh, when that is less than one refresh interval old)",
 		func(_ *sim.World, m *Model) bool { return !m.bad.set },

@@ -171,7 +171,9 @@ func presets() []scenario.Preset {
 			Params: map[string]any{pNodes: int64(2), pShards: int64(1), pRF: int64(1), pKeyCount: int64(1), pWriteTarget: targetRemote,
 				pWriteSizes: []int64{155_000}, pWriteCount: int64(1), pWriteRate: 1.0, pWriteStart: 1200.0, pDuration: 1200.0, pViewLatency: 300.0,
 				pClockSkew: 1000.0},
-			MaxTime: 8000, MaxSteps: 100_000, Property: PropConverges, Reach: PropEqualAfterResponse},
+			MaxTime: 8000, MaxSteps: 100_000, Property: PropConverges, Reach: PropEqualAfterResponse,
+			Unfixed: "upstream's fix republishes once, and on_change drops that gossip when the coordinator's clock runs ahead " +
+				"(core/scylla/README.md: 96dff367f8 and master alike)"},
 		{ID: "steady-hot-shard", Title: "Steady load on a hot shard",
 			Story: "3 nodes x 4 shards, RF 3, 10 writes/s for two minutes, half of them on shard 1, view writes of about 800 ms. The coordinators' " +
 				"beliefs follow whichever shard last handled an RPC, so the flow-control delay is wrong while the load lasts (compare the delay " +

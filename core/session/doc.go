@@ -20,7 +20,7 @@
 //	fork          {run, step, choice, option}   scenario.Summary of the forked run, linked in the fork tree
 //	forks         {run}                         ForkNode: the fork tree holding run, from its root
 //	compare       {a, b}                        timeline.Comparison
-//	slice         {run, step}                   Slice: the causal past of step, with the ways into waits still open
+//	slice         {run, step}                   Slice: the causal past of step (at an eventually violation: its obligation)
 //	layout        {run, from, to}               viz.Display: the diagram of steps [from, to) (at most 40,000)
 //	charts        {run, width}                  viz.Display: the charts of the run's series
 //	export        {run, format}                 Exported: the run in one of Formats (json carries the fork parent)

@@ -2,7 +2,6 @@ package session
 
 import (
 	"maps"
-	"sort"
 
 	"github.com/racetrack-sim/racetrack/core/scenario"
 	"github.com/racetrack-sim/racetrack/core/timeline"
@@ -165,22 +164,18 @@ func withForks(tl *timeline.Timeline, alts []timeline.Alternative) []Alternative
 	return out
 }
 
-// Slice is the causal past of a step, in step order, with the ways into
-// every wait still open after it (timeline.StuckSlice), so a deadlock's
-// slice holds its whole cycle.
-type Slice struct {
-	Step  int   `json:"step"`
-	Steps []int `json:"steps"`
-}
+// Slice is what the debugger highlights for a step: its causal past, with
+// the ways into every wait still open after it (so a deadlock's slice
+// holds its whole cycle), or at an Eventually violation the obligation's
+// start and the steps that could have met it (timeline.SliceAt).
+type Slice = timeline.Slice
 
-// CausalSlice returns the happens-before past of a step.
+// CausalSlice returns the slice the debugger shows for a step.
 func CausalSlice(tl *timeline.Timeline, step int) (Slice, error) {
-	s := tl.StuckSlice(step)
-	if s == nil {
+	if step < 0 || step >= tl.Len() {
 		return Slice{}, errorf(CodeInvalid, "step", "step %d is outside [0, %d)", step, tl.Len())
 	}
-	sort.Ints(s)
-	return Slice{Step: step, Steps: s}, nil
+	return tl.SliceAt(step)
 }
 
 // LayoutArgs asks for the diagram of the steps [From, To) (To 0: to the

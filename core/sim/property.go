@@ -36,6 +36,7 @@ type Prop[M Model] struct {
 	pending  func(w *World, m M) (bool, Time)
 	deadline func(m M) Time
 	explain  func(w *World, m M) string
+	about    func(w *World, m M) []NodeID
 }
 
 // Always declares a safety property: holds must be true after every step;
@@ -102,6 +103,9 @@ func (ps Props[M]) Of(m M) []Property {
 		if f := p.explain; f != nil {
 			pr.explain = func(w *World) string { return f(w, w.model.(M)) }
 		}
+		if f := p.about; f != nil {
+			pr.about = func(w *World) []NodeID { return f(w, w.model.(M)) }
+		}
 		out[i] = pr
 	}
 	return out
@@ -118,6 +122,7 @@ type Property struct {
 	holds    func(w *World) bool
 	pending  func(w *World) (bool, Time)
 	explain  func(w *World) string
+	about    func(w *World) []NodeID
 }
 
 // Info is the property's catalog entry.

@@ -26,7 +26,8 @@ var properties = sim.Props[*Model]{
 			ob, ok := m.learnObligation(w)
 			return ok, ob.since
 		},
-		func(w *sim.World, m *Model) string { return m.explainLearn(w) }),
+		func(w *sim.World, m *Model) string { return m.explainLearn(w) }).
+		About(func(w *sim.World, m *Model) []sim.NodeID { ob, ok := m.learnObligation(w); return ob.nodes(ok) }),
 	sim.Eventually(PropApplyRows,
 		"when writes stop, every follower subscribed to the leader over a working link reaches the leader's vclock within a few relay round trips",
 		func(m *Model) sim.Time { return m.cfg.applyDeadline() },
@@ -34,7 +35,8 @@ var properties = sim.Props[*Model]{
 			ob, ok := m.applyObligation(w)
 			return ok, ob.since
 		},
-		func(w *sim.World, m *Model) string { return m.explainApply(w) }),
+		func(w *sim.World, m *Model) string { return m.explainApply(w) }).
+		About(func(w *sim.World, m *Model) []sim.NodeID { ob, ok := m.applyObligation(w); return ob.nodes(ok) }),
 	sim.Always(PropNoResend,
 		"a relay never sends a replica a row at or below the vclock the replica subscribed with: a recovery restart resumes where the replica stands, which 660f3323b9 ensures by starting recv_vclock at the replica's vclock (\"recv_vclock is used by recovery restart and must always be valid\")",
 		func(_ *sim.World, m *Model) bool { return m.resend == "" },
@@ -84,6 +86,14 @@ func (m *Model) twoLeaders() string {
 type obligation struct {
 	l, f  int
 	since sim.Time
+}
+
+// nodes are the leader and the follower of an outstanding obligation.
+func (ob obligation) nodes(outstanding bool) []sim.NodeID {
+	if !outstanding {
+		return nil
+	}
+	return []sim.NodeID{sim.NodeID(ob.l), sim.NodeID(ob.f)}
 }
 
 // subscribedTo reports whether follower f is subscribed to an up leader

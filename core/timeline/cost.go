@@ -31,7 +31,11 @@ func EstimateBytes(reg *scenario.Registry, spec scenario.RunSpec, every int) (in
 // Bytes estimates the memory the timeline holds, from what it recorded.
 func (tl *Timeline) Bytes() int64 {
 	t := tl.trace
-	return traceBytes(t.Width, t.Len(), t.NumMessages(), len(tl.schedule), tl.every, tl.sc.CostOf(scenario.Values(tl.spec.Params)))
+	var c scenario.Cost // an imported execution has no world to snapshot
+	if tl.sc != nil {
+		c = tl.sc.CostOf(scenario.Values(tl.spec.Params))
+	}
+	return traceBytes(t.Width, t.Len(), t.NumMessages(), len(tl.schedule), tl.every, c)
 }
 
 // traceBytes is the cost of a trace of the given counts and its

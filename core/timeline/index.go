@@ -128,7 +128,7 @@ func buildIndex(tl *Timeline) index {
 			x.lockSteps = append(x.lockSteps, int32(i))
 		}
 	}
-	for _, v := range tl.final.Violations() {
+	for _, v := range tl.Violations() {
 		x.violationSteps = append(x.violationSteps, int32(v.Step))
 	}
 	sort.Slice(x.violationSteps, func(a, b int) bool { return x.violationSteps[a] < x.violationSteps[b] })

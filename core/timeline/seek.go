@@ -18,7 +18,8 @@ func (tl *Timeline) Seek(i int) (*sim.World, error) {
 	return tl.worldAt(i + 1)
 }
 
-// Initial returns the world before the first step (right after Init).
+// Initial returns the world before the first step (right after Init), or
+// nil for an imported execution.
 func (tl *Timeline) Initial() *sim.World {
 	w, _ := tl.worldAt(0)
 	return w
@@ -39,6 +40,9 @@ func (tl *Timeline) worldAt(n int) (*sim.World, error) {
 // (base choices were made before it): the schedule of a long run is never
 // copied. worldAt then hands it the recorded prefix.
 func (tl *Timeline) replay(n int) (*sim.World, int, error) {
+	if tl.imported != nil {
+		return nil, 0, ErrNoModel
+	}
 	k := n / tl.every
 	if k >= len(tl.snaps) {
 		k = len(tl.snaps) - 1

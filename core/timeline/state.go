@@ -42,6 +42,9 @@ func (tl *Timeline) StateAt(i int) (StateView, error) {
 	if err := tl.checkStep(i); err != nil {
 		return StateView{}, err
 	}
+	if tl.imported != nil {
+		return tl.importedState(i), nil
+	}
 	w, _, err := tl.replay(i)
 	if err != nil {
 		return StateView{}, err
@@ -116,6 +119,9 @@ func (c *Cursor) StateAt(i int) (StateView, error) {
 	tl := c.tl
 	if err := tl.checkStep(i); err != nil {
 		return StateView{}, err
+	}
+	if tl.imported != nil {
+		return tl.importedState(i), nil
 	}
 	w, err := c.moveTo(i)
 	if err != nil {

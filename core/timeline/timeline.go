@@ -71,6 +71,9 @@ type Timeline struct {
 	mutexes []sim.Mutex
 	conds   []sim.Cond
 	untimed bool
+	// imported is set for an execution recorded outside the simulator
+	// (see Imported): it has no scenario, final world or snapshots.
+	imported *importedRun
 
 	idx index
 }
@@ -140,6 +143,9 @@ func (tl *Timeline) Parent() *Branch { return tl.parent }
 
 // Summary describes the run as POST /runs does.
 func (tl *Timeline) Summary() scenario.Summary {
+	if tl.imported != nil {
+		return tl.importedSummary()
+	}
 	r := scenario.Run{ID: tl.id, Spec: tl.spec, Scenario: tl.sc, World: tl.final}
 	return r.Summary()
 }
@@ -169,13 +175,23 @@ func (tl *Timeline) Conds() []sim.Cond { return tl.conds }
 func (tl *Timeline) Untimed() bool { return tl.untimed }
 
 // Violations lists the run's violations in the order they happened.
-func (tl *Timeline) Violations() []sim.Violation { return tl.final.Violations() }
+func (tl *Timeline) Violations() []sim.Violation {
+	if tl.imported != nil {
+		return tl.imported.violations
+	}
+	return tl.final.Violations()
+}
 
 // Properties lists the properties checked in the run.
-func (tl *Timeline) Properties() []sim.Property { return tl.final.PropertyList() }
+func (tl *Timeline) Properties() []sim.Property {
+	if tl.imported != nil {
+		return nil
+	}
+	return tl.final.PropertyList()
+}
 
-// Final is the world at the end of the run (after its end-of-run checks).
-// Callers must not step or modify it.
+// Final is the world at the end of the run (after its end-of-run checks),
+// nil for an imported execution. Callers must not step or modify it.
 func (tl *Timeline) Final() *sim.World { return tl.final }
 
 // SnapshotEvery is the snapshot interval K.

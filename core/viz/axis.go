@@ -1,6 +1,7 @@
 package viz
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 )
@@ -142,4 +143,106 @@ func truncate(s string, px, width float64) string {
 		return s
 	}
 	return string(r[:maxChars]) + "…"
+}
+
+func (g *diagram) chooseAxis(axis string) error {
+	first, last := g.tr.Step(g.from).Time.Millis(), g.tr.Step(g.to-1).Time.Millis()
+	switch axis {
+	case "":
+		g.timeAxis = !g.tl.Untimed() && last > first
+	case "time":
+		g.timeAxis = true
+	case "step":
+	default:
+		return fmt.Errorf("%w: axis %q; one of time, step", ErrWindow, axis)
+	}
+	if g.timeAxis {
+		g.t0, g.t1 = first, last
+		if g.t1 <= g.t0 {
+			g.t1 = g.t0 + 1
+		}
+	}
+	return nil
+}
+
+// maxTimePadPx bounds the empty time drawn before the first step and after
+// the last: 1% of the plot, but no more than this many pixels (a long
+// window is laid out 100,000 px wide, where 1% showed a second of time
+// before the run began).
+const maxTimePadPx = 12
+
+// padTime widens the time domain a little either side of the window's
+// steps, once the plot's width is known, so that no glyph sits on the
+// plot's edge.
+func (g *diagram) padTime() {
+	if !g.timeAxis {
+		return
+	}
+	pad := (g.t1 - g.t0) * min(0.01, maxTimePadPx/(g.right-g.left))
+	g.t0 -= pad
+	g.t1 += pad
+}
+
+func (g *diagram) axis(grid bool) {
+	y := g.bottom + 6
+	g.add(Shape{Type: Line, Class: "axis", X: g.left, Y: y, X2: g.right, Y2: y, Step: -1})
+	nt := max(2, int((g.right-g.left)/110))
+	var lo, hi float64
+	var fmtTick func(float64) string
+	title := "step"
+	if g.timeAxis {
+		lo, hi = g.t0, g.t1
+		f, unit := timeFormatter(hi - lo)
+		fmtTick = f
+		title = "virtual time (" + unit + ")"
+	} else {
+		lo, hi = float64(g.from), float64(g.to-1)
+		// Step numbers are 1-based wherever a person reads them.
+		fmtTick = func(v float64) string { return strconv.Itoa(int(v) + 1) }
+	}
+	ticks := niceTicks(lo, hi, nt)
+	if !g.timeAxis {
+		ticks = integerTicks(ticks)
+	}
+	// Grid lines, then tick marks, then labels: a painter strokes each
+	// group as one path instead of switching style at every tick.
+	xs := make([]float64, 0, len(ticks))
+	vs := make([]float64, 0, len(ticks))
+	for _, v := range ticks {
+		if g.timeAxis && v < 0 && g.tr.Step(g.from).Time >= 0 {
+			continue // the pad before a run's start is no time of the run
+		}
+		var x float64
+		if g.timeAxis {
+			x = g.xOfTime(v)
+		} else {
+			x = g.xOf(int(v))
+		}
+		if x < g.left-0.5 || x > g.right+0.5 {
+			continue
+		}
+		xs, vs = append(xs, x), append(vs, v)
+	}
+	if grid {
+		for _, x := range xs {
+			g.add(Shape{Type: Line, Class: "grid", X: x, Y: g.top, X2: x, Y2: g.bottom, Step: -1})
+		}
+	}
+	for _, x := range xs {
+		g.add(Shape{Type: Line, Class: "axis", X: x, Y: y, X2: x, Y2: y + 5, Step: -1})
+	}
+	for k, x := range xs {
+		g.add(Shape{Type: Text, Class: "tick-label", X: x, Y: y + 18, Text: fmtTick(vs[k]), Step: -1})
+	}
+	g.add(Shape{Type: Text, Class: "axis-title", X: g.right, Y: y + 34, Text: title, Step: -1})
+}
+
+func integerTicks(ticks []float64) []float64 {
+	out := ticks[:0]
+	for _, v := range ticks {
+		if v == float64(int(v)) && (len(out) == 0 || out[len(out)-1] != v) {
+			out = append(out, v)
+		}
+	}
+	return out
 }

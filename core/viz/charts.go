@@ -49,7 +49,11 @@ func Charts(tl *timeline.Timeline, opt ChartOptions) (*Display, error) {
 	if err := checkSize(opt.Width, opt.Height); err != nil {
 		return nil, err
 	}
-	panels, err := chartPanels(tl.Series(), opt.Series)
+	all := tl.Series()
+	if tl.Untimed() && opt.Series == nil {
+		all = withoutIdleDurations(all)
+	}
+	panels, err := chartPanels(all, opt.Series)
 	if err != nil {
 		return nil, err
 	}
@@ -66,6 +70,7 @@ func Charts(tl *timeline.Timeline, opt ChartOptions) (*Display, error) {
 		g.right = g.left + 100
 		w = g.right + marginRight
 	}
+	g.padTime()
 	ph := float64(chartPanelDef)
 	if opt.Height > 0 && len(panels) > 0 {
 		avail := opt.Height - axisHeight - float64(len(panels))*(chartTitleH+chartGap)
@@ -99,6 +104,23 @@ func Charts(tl *timeline.Timeline, opt ChartOptions) (*Display, error) {
 	}
 	d.Height = g.bottom + axisHeight
 	return d, nil
+}
+
+// withoutIdleDurations drops the series of durations that stay zero: in
+// an untimed run every time is zero, and a flat "locks — ms" chart says
+// nothing (a person may still ask for it by name).
+func withoutIdleDurations(all []timeline.SeriesView) []timeline.SeriesView {
+	out := all[:0:0]
+	for _, s := range all {
+		idle := s.Unit == "ms"
+		for _, p := range s.Points {
+			idle = idle && p.Value == 0
+		}
+		if !idle {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func chartPanels(all []timeline.SeriesView, names []string) ([]panel, error) {

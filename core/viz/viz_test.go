@@ -704,3 +704,74 @@ func TestContrast(t *testing.T) {
 		t.Fatalf("checked %d text and %d mark styles; the style lists lost their classes", texts, inks)
 	}
 }
+
+// An untimed run charts no duration series that stays at zero (issue 32
+// saw an all-zero "locks — ms" chart); a timed one keeps them.
+func TestUntimedChartsDropIdleDurations(t *testing.T) {
+	reg := catalog.New()
+	for _, c := range []struct {
+		preset  string
+		untimed bool
+	}{{"lock-level", true}, {"unsubscribe-vs-poller", false}} {
+		tl, err := timeline.Record(reg, scenario.RunSpec{Scenario: "vitess-messager", Preset: c.preset, Variant: "buggy", Seed: 1}, timeline.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tl.Untimed() != c.untimed {
+			t.Fatalf("%s: untimed %v", c.preset, tl.Untimed())
+		}
+		d, err := viz.Charts(tl, viz.ChartOptions{Cursor: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		msTitles := 0
+		for _, s := range d.Shapes {
+			if s.Class == "chart-title" && strings.HasSuffix(s.Text, "ms") {
+				msTitles++
+			}
+		}
+		msSeries := 0
+		for _, s := range tl.Series() {
+			if s.Unit == "ms" {
+				msSeries++
+			}
+		}
+		if c.untimed && msTitles != 0 {
+			t.Errorf("%s (untimed): %d charts in ms", c.preset, msTitles)
+		}
+		if msSeries == 0 || (!c.untimed && msTitles == 0) {
+			t.Errorf("%s: %d ms series, %d charts of them", c.preset, msSeries, msTitles)
+		}
+		t.Logf("%s: %d ms series, %d ms charts", c.preset, msSeries, msTitles)
+	}
+}
+
+// A window laid out very wide (as the page lays out a long run's window)
+// draws no time before the run's start: at most a few pixels of pad and
+// no negative tick (issue 32 saw -0.5 s to 0.7 s, 40 % of it before time
+// zero).
+func TestWideLayoutHasNoNegativeTime(t *testing.T) {
+	tl, err := timeline.Record(catalog.New(), scenario.RunSpec{Scenario: "dining-philosophers", Preset: "table", Variant: "buggy", Seed: 1}, timeline.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []float64{1200, viz.MaxSize} {
+		d, err := viz.Layout(tl, viz.Options{Width: w})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.X.Axis != "time" {
+			t.Fatalf("axis %q", d.X.Axis)
+		}
+		lo, hi := d.X.Domain[0], d.X.Domain[1]
+		first := tl.Trace().Step(0).Time.Millis()
+		if padPx := (first - lo) * d.Plot.W / (hi - lo); padPx > 12.01 || padPx <= 0 {
+			t.Errorf("width %v: %.1f px of time before the first step", w, padPx)
+		}
+		for _, s := range d.Shapes {
+			if s.Class == "tick-label" && (strings.HasPrefix(s.Text, "-") || strings.HasPrefix(s.Text, "−")) {
+				t.Errorf("width %v: negative tick %q", w, s.Text)
+			}
+		}
+	}
+}

@@ -286,7 +286,9 @@ export class Diagram {
   ringStep(ctx, step) {
     const p = this.p;
     const c = p.glyph.get(step);
-    if (!c) return;
+    // A step on a hidden lane has no place to ring: mapY would put the
+    // ring on the next lane shown.
+    if (!c || !p.shownY(c.y)) return;
     ctx.strokeStyle = "#000";
     ctx.lineWidth = 2;
     ctx.beginPath();

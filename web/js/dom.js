@@ -62,3 +62,9 @@ export function download(name, type, text) {
   a.remove();
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
+
+// setText changes an element's text only when it differs: an unchanged
+// text node keeps its layout (a step repaints what the step changed).
+export function setText(el, text) {
+  if (el.textContent !== text) el.textContent = text;
+}

@@ -32,10 +32,11 @@
 
 /** An error of the engine: the session's code and the argument it names. */
 export class EngineError extends Error {
-  constructor(message, field = "", code = "") {
+  constructor(message, field = "", code = "", errors = []) {
     super(message);
     this.field = field;
     this.code = code;
+    this.errors = errors; // every rejected field, when there are several: [{field, message}]
   }
 }
 
@@ -66,7 +67,7 @@ class SessionEngine {
       if (p.onFrame) p.onFrame(msg.frame);
     } else {
       this.pending.delete(msg.id);
-      if (msg.error) p.reject(new EngineError(msg.error.message, msg.error.field || "", msg.error.code || ""));
+      if (msg.error) p.reject(new EngineError(msg.error.message, msg.error.field || "", msg.error.code || "", msg.error.errors || []));
       else p.resolve(msg.result);
     }
   }

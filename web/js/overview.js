@@ -1,11 +1,12 @@
 // The overview strip: the whole run at a glance above the scrubber. Each
 // lane is a row of cells shaded by how many of its steps fall there
 // (viz.Overview, computed in Go); violations are vermilion ticks; the
-// laid-out window is outlined and the part of it in view is shaded.
+// steps in view are framed, the laid-out window is a band underneath.
 // Dragging across the strip chooses a range to show; a click seeks.
 
 const ROW_MAX = 5;
 const HEIGHT = 44;
+const FRAME_MIN = 6;
 
 export class Overview {
   constructor(canvas, { onRange, onSeek }) {
@@ -82,8 +83,6 @@ export class Overview {
       });
     });
     ctx.globalAlpha = 1;
-    ctx.fillStyle = "#D55E00";
-    for (const s of this.marks) ctx.fillRect(Math.round(this.xOf(s + 0.5)) - 1, 0, 3, this.h);
     this.layerOK = true;
   }
 
@@ -95,18 +94,32 @@ export class Overview {
     ctx.clearRect(0, 0, this.canvas.width, this.canvas.height);
     ctx.drawImage(this.layer, 0, 0);
     ctx.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
-    if (this.view) {
-      const x0 = this.xOf(this.view[0]);
-      const x1 = this.xOf(this.view[1] + 1);
-      ctx.fillStyle = "rgba(20, 33, 61, .16)";
-      ctx.fillRect(x0, 0, Math.max(2, x1 - x0), this.h);
-    }
+    // The laid-out window is a faint band under the strip; the frame is
+    // the steps the diagram draws now, never narrower than FRAME_MIN so
+    // that it stays visible however far the diagram is zoomed in.
     if (this.win) {
+      ctx.fillStyle = "rgba(20, 33, 61, .35)";
+      const x0 = this.xOf(this.win.from);
+      ctx.fillRect(x0, this.h - 3, Math.max(2, this.xOf(this.win.to) - x0), 3);
+    }
+    const fr = this.frame();
+    if (fr) {
+      ctx.fillStyle = "rgba(20, 33, 61, .16)";
+      ctx.fillRect(fr.x, 0, fr.w, this.h);
       ctx.strokeStyle = "#14213d";
       ctx.lineWidth = 2;
-      const x0 = this.xOf(this.win.from);
-      const x1 = this.xOf(this.win.to);
-      ctx.strokeRect(x0 + 1, 1, Math.max(2, x1 - x0 - 2), this.h - 2);
+      ctx.strokeRect(fr.x + 1, 1, fr.w - 2, this.h - 2);
+    }
+    // Violations above the frame, kept inside the strip at its ends.
+    ctx.fillStyle = "#D55E00";
+    for (const s of this.marks) {
+      const x = Math.min(this.w - 2, Math.max(2, Math.round(this.xOf(s + 0.5))));
+      ctx.fillRect(x - 1, 0, 3, this.h);
+      ctx.beginPath();
+      ctx.moveTo(x - 5, 0);
+      ctx.lineTo(x + 5, 0);
+      ctx.lineTo(x, 6);
+      ctx.fill();
     }
     if (this.drag && this.drag.moved) {
       const a = Math.min(this.drag.x0, this.drag.x);
@@ -118,6 +131,19 @@ export class Overview {
       ctx.fillStyle = "#000";
       ctx.fillRect(Math.round(this.xOf(this.cursor + 0.5)) - 1, 0, 2, this.h);
     }
+  }
+
+  /** frame is the css box of the steps in view: {x, w}, or null. */
+  frame() {
+    if (!this.view || !this.data) return null;
+    let x0 = this.xOf(this.view[0]);
+    let x1 = this.xOf(this.view[1] + 1);
+    if (x1 - x0 < FRAME_MIN) {
+      const mid = (x0 + x1) / 2;
+      x0 = Math.min(Math.max(0, mid - FRAME_MIN / 2), this.w - FRAME_MIN);
+      x1 = x0 + FRAME_MIN;
+    }
+    return { x: x0, w: x1 - x0 };
   }
 
   x(e) { return e.clientX - this.canvas.getBoundingClientRect().left; }

@@ -111,6 +111,14 @@ export class Painter {
     return "show";
   }
 
+  /** shownY reports whether a display-list y lies on a lane not hidden. */
+  shownY(y) {
+    const ls = this.lanes;
+    if (!ls) return true;
+    const s = ls.find((x) => y >= x.y && y < x.y + x.h);
+    return !s || s.mode !== "hide";
+  }
+
   /** unmapY is mapY's inverse on shown lanes (for hit tests). */
   unmapY(ny) {
     const ls = this.lanes;
@@ -267,7 +275,38 @@ export class Painter {
     this.layerOK = true;
   }
 
+  /**
+   * tickStride says which axis labels to paint at this zoom: every
+   * stride-th of the laid-out ticks (stride 1, 2, 5, 10, 20, ...), so that
+   * zoomed out the labels kept are round values spaced evenly, not
+   * whichever happened to fit after the previous one.
+   */
+  tickStride(ctx) {
+    const l = this.list;
+    if (!l) return null;
+    if (!l.tickInfo) {
+      const ticks = l.shapes.filter((s) => s.c === "tick-label");
+      const vals = ticks.map((s) => Number(s.text));
+      const step = vals.length > 1 ? vals[1] - vals[0] : 0;
+      const index = new Map(ticks.map((s, i) => [s, step > 0 && vals.every(Number.isFinite) ? Math.round(vals[i] / step) : i]));
+      const longest = ticks.reduce((a, s) => (s.text.length > a.length ? s.text : a), "");
+      l.tickInfo = { index, dx: ticks.length > 1 ? ticks[1].x - ticks[0].x : 0, longest, width: 0 };
+    }
+    const ti = l.tickInfo;
+    if (!ti.width && ti.longest) {
+      ctx.font = '400 11px system-ui, "DejaVu Sans", Arial, sans-serif';
+      ti.width = ctx.measureText(ti.longest).width;
+    }
+    const spacing = ti.dx * (this.kx || 1);
+    let stride = 1;
+    for (let m = 1; spacing > 0 && stride * spacing < ti.width + 12; m *= 10) {
+      stride = [1, 2, 5].map((k) => k * m).find((k) => k * spacing >= ti.width + 12) || 10 * m;
+    }
+    return { stride, index: ti.index };
+  }
+
   paintShapes(ctx, shapes) {
+    const ticks = this.tickStride(ctx);
     const dim = this.dim;
     let cur = null;
     let alpha = 1;
@@ -289,6 +328,7 @@ export class Painter {
       const st = this.styles.get(s.c) || fallback;
       const a = (st.opacity || 1) * (dim && s.s >= 0 && !dim.has(s.s) ? DIM : s.dim ? DIM : 1);
       if (s.t === "text") {
+        if (s.c === "tick-label" && ticks && ticks.stride > 1 && (ticks.index.get(s) ?? 0) % ticks.stride !== 0) continue;
         const x = this.toScreen(s.x);
         // Zoomed out, step labels (and axis ticks) collide: keep the
         // first of a row. A label that starts left of the last one's end
@@ -300,15 +340,23 @@ export class Painter {
         const f = `${st.fontWeight || "400"} ${st.fontSize || 11}px system-ui, "DejaVu Sans", Arial, sans-serif`;
         if (f !== font) ctx.font = font = f;
         const w = ctx.measureText(s.text).width;
-        const x0 = st.anchor === "middle" ? x - w / 2 : st.anchor === "end" ? x - w : x;
+        let x0 = st.anchor === "middle" ? x - w / 2 : st.anchor === "end" ? x - w : x;
+        // A label of the plot that would run off its left or right edge
+        // is moved inside, so it reads whole ("roker: gossip…" was cut).
+        if (this.list && s.x >= this.layoutPX()) {
+          const lo = this.plotX() + 2;
+          const hi = this.w - 2;
+          if (x0 + w > hi && x0 < hi) x0 = Math.max(lo, hi - w);
+          if (x0 < lo && x0 + w > lo) x0 = lo;
+        }
         if (packs && x0 < end + 4) continue;
         if (packs) rowEnd.set(row, x0 + w);
         flush();
         ctx.globalAlpha = a;
-        ctx.textAlign = st.anchor === "middle" ? "center" : st.anchor === "end" ? "right" : "left";
+        ctx.textAlign = "left";
         ctx.textBaseline = "alphabetic";
         ctx.fillStyle = st.fill || "#1d2330";
-        ctx.fillText(s.text, x, this.mapY(s.y));
+        ctx.fillText(s.text, x0, this.mapY(s.y));
         cur = null;
         continue;
       }

@@ -1,0 +1,82 @@
+// Share links: the address holds the run's spec, step, engine and causal
+// slice; opening one shows what it holds.
+import { toast } from "./dom.js";
+import { encodeSpec, decodeSpec, readHash, writeHash } from "./share.js";
+import { switchEngine } from "./engineswitch.js";
+import { S } from "./state.js";
+import { fail, selectScenario } from "./form.js";
+import { runSpec } from "./run.js";
+import { seek } from "./cursor.js";
+import { showSlice } from "./slice.js";
+
+// openLink shows what a share link's fragment holds: its run (recorded
+// again when it is not the loaded one), step and causal slice. The
+// address stays the link that was opened until the person moves.
+let linkRun = "";
+let opening = 0; // openLink calls under way: the address is theirs
+let opened = null; // {step, slice} the opened link shows, while the view still does
+
+export async function openLink(hs) {
+  opening++;
+  try {
+    if (S.run && hs.run === linkRun) {
+      if (hs.step !== null && hs.step !== S.step) await seek(hs.step, { center: true });
+      if (hs.slice !== null && hs.slice !== "" && (!S.slice || S.slice.step !== Number(hs.slice))) await showSlice(Number(hs.slice), hs.step ?? S.step);
+    } else {
+      const spec = await decodeSpec(hs.run);
+      linkRun = hs.run;
+      selectScenario(spec.scenario, spec);
+      await runSpec(spec, { step: hs.step, slice: hs.slice });
+    }
+    opened = { step: S.step, slice: S.slice ? S.slice.step : null };
+    return true;
+  } catch (err) {
+    fail("Could not open the shared link: " + err.message);
+    return false;
+  } finally {
+    opening--;
+  }
+}
+
+// followLinks opens a link pasted into this tab (or reached with the back
+// button) on the engine it names; the page's own address updates use
+// replaceState, which fires no event.
+export function followLinks() {
+  window.addEventListener("hashchange", async () => {
+    const next = readHash();
+    if (!next.run) return;
+    if (next.engine && next.engine !== S.engine.name) {
+      await switchEngine(next.engine, { rerun: false });
+      linkRun = ""; // the new engine knows no run yet: record the link's
+    }
+    openLink(next);
+  });
+}
+
+let hashTimer = 0;
+
+export function updateHash() {
+  clearTimeout(hashTimer);
+  hashTimer = setTimeout(async () => {
+    if (!S.run || opening) return;
+    const slice = S.slice ? S.slice.step : null;
+    if (opened && opened.step === S.step && opened.slice === slice) return; // still the opened link's view
+    opened = null;
+    const run = await encodeSpec(S.run.spec);
+    linkRun = run;
+    writeHash({ run, step: S.step, engine: S.engine.name, slice: S.slice ? S.slice.step : null });
+  }, 120);
+}
+
+export async function share() {
+  if (!S.run) return toast("Run something first.");
+  const run = await encodeSpec(S.run.spec);
+  linkRun = run;
+  const url = writeHash({ run, step: S.step, engine: S.engine.name, slice: S.slice ? S.slice.step : null });
+  try {
+    await navigator.clipboard.writeText(url);
+    toast("Link copied: it reopens this run at this step.");
+  } catch (_) {
+    toast("The link is in the address bar.");
+  }
+}
