@@ -44,7 +44,7 @@ import (
 )
 
 // Usage is the one-line synopsis of the server's flags.
-const Usage = "[-addr HOST:PORT] [-data FILE] [-allow-origin PATTERNS] [-allowed-hosts NAMES] [-memory-budget SIZE] [-max-run-steps N] [-static DIR] [-wasm DIR] [-nats URL | -nats-listen HOST:PORT] [-nats-workers N] [-nats-replicas R] [-nats-lost-after DURATION] [-nats-tls-cert FILE -nats-tls-key FILE] [-nats-worker-password-file FILE] [-nats-password-file FILE] [-nats-ca FILE] [-nats-max-disk SIZE] [-tls-cert FILE -tls-key FILE] [-token-file FILE] [-read-only-token-file FILE] [-protect-probes] [-insecure]"
+const Usage = "[-addr HOST:PORT] [-data FILE] [-allow-origin PATTERNS] [-allowed-hosts NAMES] [-memory-budget SIZE] [-max-run-steps N] [-static DIR] [-wasm DIR] [-nats URL | -nats-listen HOST:PORT] [-nats-workers N] [-nats-replicas R] [-nats-lost-after DURATION] [-nats-tls-cert FILE -nats-tls-key FILE] [-nats-worker-password-file FILE] [-nats-password-file FILE] [-nats-ca FILE] [-nats-max-disk SIZE] [-tls-cert FILE -tls-key FILE] [-token-file FILE] [-read-only-token-file FILE] [-protect-probes] [-insecure] [-session-idle DURATION]"
 
 // Config is what a server binary fixes at build time; the command line
 // sets the rest.
@@ -102,6 +102,7 @@ func Run(ctx context.Context, cfg Config, name string, args []string, logOut io.
 	natsWorkers := fs.Int("nats-workers", 0, "search workers this server runs for the cluster (0: one per CPU; -1: none)")
 	natsReplicas := fs.Int("nats-replicas", 1, "replicas of the JetStream streams the server creates (3 on a NATS cluster of three)")
 	natsLostAfter := fs.Duration("nats-lost-after", 30*time.Second, "how long a distributed search waits for an unreachable NATS cluster before it fails with the reason")
+	sessionIdle := fs.Duration("session-idle", 5*time.Minute, "close a session WebSocket that sent no request and had none running for this long")
 	nf := natsFlags(fs)
 	af := authFlags(fs)
 	insecure := fs.Bool("insecure", false, "serve plain text (HTTP, NATS) on an address other machines reach; without it such an address needs -tls-cert/-tls-key (and -nats-tls-cert/-nats-tls-key for -nats-listen)")
@@ -155,6 +156,9 @@ func Run(ctx context.Context, cfg Config, name string, args []string, logOut io.
 	if *natsURL != "" && *natsListen != "" {
 		return &UsageError{Msg: "-nats and -nats-listen exclude each other: -nats-listen is for the embedded server"}
 	}
+	if *sessionIdle < time.Second || *sessionIdle > 24*time.Hour {
+		return &UsageError{Msg: "-session-idle must be between 1s and 24h"}
+	}
 	if *natsReplicas < 1 || *natsReplicas > 5 {
 		return &UsageError{Msg: "-nats-replicas must be between 1 and 5"}
 	}
@@ -187,6 +191,7 @@ func Run(ctx context.Context, cfg Config, name string, args []string, logOut io.
 		MaxRunSteps:  *maxRunSteps,
 		Cluster:      node,
 		Auth:         access.auth,
+		SessionIdle:  *sessionIdle,
 	})
 	if err != nil {
 		return err
