@@ -309,7 +309,19 @@ func readStream(ctx context.Context, js jetstream.JetStream, filter string, f fu
 	}()
 	for read, tries := uint64(0), 0; read < total; {
 		batch, err := cons.Fetch(int(min(total-read, 256)), jetstream.FetchMaxWait(5*time.Second))
-		if errors.Is(err, nats.ErrNoResponders) && tries < 20 {
+		got := 0
+		if err == nil {
+			for m := range batch.Messages() {
+				got++
+				if err := f(m); err != nil {
+					return err
+				}
+			}
+			if got == 0 {
+				err = batch.Error()
+			}
+		}
+		if got == 0 && errors.Is(err, nats.ErrNoResponders) && tries < 20 {
 			// A new consumer of a replicated stream has no leader yet.
 			tries++
 			select {
@@ -321,16 +333,6 @@ func readStream(ctx context.Context, js jetstream.JetStream, filter string, f fu
 		}
 		if err != nil {
 			return err
-		}
-		got := 0
-		for m := range batch.Messages() {
-			got++
-			if err := f(m); err != nil {
-				return err
-			}
-		}
-		if batch.Error() != nil && got == 0 {
-			return batch.Error()
 		}
 		if got == 0 {
 			return errShort
