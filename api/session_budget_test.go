@@ -115,3 +115,16 @@ func TestSessionExportIsBudgeted(t *testing.T) {
 	r = sc.call("export", `{"run":"`+sum.ID+`","format":"json"}`)
 	assert.Nil(t, r.Error)
 }
+
+// A session search whose unnamed states budget admission lowers runs
+// with the lowered budget: the request re-encodes to what it decodes from.
+func TestAdmittedSearchRequestRoundTrips(t *testing.T) {
+	in := `{"scenario":"dining-philosophers","preset":"lock-level","variant":"fixed","strategy":"bfs","budget":{"states":12345},"seed":7}`
+	sr, err := session.DecodeSearchRequest([]byte(in))
+	require.NoError(t, err)
+	b, err := json.Marshal(sr)
+	require.NoError(t, err)
+	again, err := session.DecodeSearchRequest(b)
+	require.NoError(t, err, "%s", b)
+	assert.Equal(t, sr, again)
+}
