@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -107,17 +108,51 @@ func (a *bfsAudit) expanded(level int, got []rangeResult) error {
 // level's states.
 func (a *bfsAudit) merged(ctx context.Context, level int, got []rangeResult) error {
 	s := a.s
-	a.sample = a.sample[:0]
-	for p, r := range got {
-		var keys []uint64
-		err := a.read(ctx, seenSubject(s.id, level, p), func() { keys = keys[:0] }, func(data []byte) error {
-			return eachSeen(data, func(key uint64, enc string) { keys = append(keys, a.key(key, enc)) })
-		})
-		if err != nil {
+	parts := len(got)
+	// One read for the whole level: every partition's increment and
+	// frontier (rt.bfs.<id>.seen.<level>.<part>, .front.<level>.<part>;
+	// the candidates, rt.bfs.<id>.cand.<level>.<owner>.<from>, have a
+	// token more and do not match).
+	keys := make([][]uint64, parts)
+	samples := make([][]item, parts)
+	kept := make([]int, parts)
+	rngs := make([]*rand.Rand, parts)
+	prefix := fmt.Sprintf("%s%s.", bfsSubject, s.id)
+	err := a.read(ctx, fmt.Sprintf("%s*.%d.*", prefix, level), func() {
+		for p := range parts {
+			keys[p], samples[p], kept[p] = keys[p][:0], samples[p][:0], 0
+			rngs[p] = rand.New(rand.NewChaCha8(a.sampleSeed(level, p)))
+		}
+	}, func(subject string, data []byte) error {
+		var kind string
+		var lv, p int
+		if n, err := fmt.Sscanf(strings.ReplaceAll(subject[len(prefix):], ".", " "), "%s %d %d", &kind, &lv, &p); n != 3 || err != nil || lv != level || p < 0 || p >= parts {
+			return errCodec
+		}
+		switch kind {
+		case "seen":
+			return eachSeen(data, func(key uint64, enc string) { keys[p] = append(keys[p], a.key(key, enc)) })
+		case "front":
+			its, err := decodeItems(data, nil)
+			for _, it := range its {
+				kept[p]++ // reservoir sampling: each state is kept with equal chance
+				if len(samples[p]) < auditSample {
+					samples[p] = append(samples[p], it)
+				} else if j := rngs[p].IntN(kept[p]); j < auditSample {
+					samples[p][j] = it
+				}
+			}
 			return err
 		}
+		return errCodec
+	})
+	if err != nil {
+		return err
+	}
+	a.sample = a.sample[:0]
+	for p, r := range got {
 		fresh := 0
-		for _, k := range keys {
+		for _, k := range keys[p] {
 			if _, ok := a.seen[k]; !ok {
 				a.seen[k] = struct{}{}
 				fresh++
@@ -126,29 +161,10 @@ func (a *bfsAudit) merged(ctx context.Context, level int, got []rangeResult) err
 		if fresh != r.New {
 			return fmt.Errorf("%w: worker %q merged partition %d at level %d and reported %d new states, but published %d", ErrForged, r.Worker, p, level, r.New, fresh)
 		}
-		var rng *rand.Rand
-		kept, start := 0, len(a.sample)
-		err = a.read(ctx, frontSubject(s.id, level, p), func() {
-			rng = rand.New(rand.NewChaCha8(a.sampleSeed(level, p)))
-			kept, a.sample = 0, a.sample[:start]
-		}, func(data []byte) error {
-			its, err := decodeItems(data, nil)
-			for _, it := range its {
-				kept++ // reservoir sampling: each state is kept with equal chance
-				if len(a.sample)-start < auditSample {
-					a.sample = append(a.sample, it)
-				} else if j := rng.IntN(kept); j < auditSample {
-					a.sample[start+j] = it
-				}
-			}
-			return err
-		})
-		if err != nil {
-			return err
+		if kept[p] != r.Kept {
+			return fmt.Errorf("%w: worker %q merged partition %d at level %d and reported %d states kept, but published %d", ErrForged, r.Worker, p, level, r.Kept, kept[p])
 		}
-		if kept != r.Kept {
-			return fmt.Errorf("%w: worker %q merged partition %d at level %d and reported %d states kept, but published %d", ErrForged, r.Worker, p, level, r.Kept, kept)
-		}
+		a.sample = append(a.sample, samples[p]...)
 	}
 	for _, ps := range a.pending {
 		if _, ok := a.seen[ps.key]; !ok {
@@ -163,7 +179,7 @@ func (a *bfsAudit) merged(ctx context.Context, level int, got []rangeResult) err
 // read (after reset) while the cluster does not answer, as a worker's
 // task is retried by redelivery, for up to LostAfter. Malformed data is
 // not retried: the worker that published it forged it.
-func (a *bfsAudit) read(ctx context.Context, subject string, reset func(), f func([]byte) error) error {
+func (a *bfsAudit) read(ctx context.Context, subject string, reset func(), f func(subject string, data []byte) error) error {
 	var since time.Time
 	for {
 		reset()
@@ -171,10 +187,10 @@ func (a *bfsAudit) read(ctx context.Context, subject string, reset func(), f fun
 		err := readStream(ctx, a.s.c.js, subject, func(m jetstream.Msg) error {
 			data, err := unpack(m.Data())
 			if err == nil {
-				err = f(data)
+				err = f(m.Subject(), data)
 			}
 			if err != nil {
-				bad = fmt.Errorf("%w: %s holds malformed data: %v", ErrForged, subject, err)
+				bad = fmt.Errorf("%w: %s holds malformed data: %v", ErrForged, m.Subject(), err)
 			}
 			return bad
 		})
