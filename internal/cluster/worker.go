@@ -166,6 +166,11 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 	stopHB()
 	wg.Wait()
 	if !ok {
+		if !w.stopped(ctx, t.Search) && w.nc.IsConnected() {
+			// A passing failure (a replicated stream between leaders):
+			// hand the task out again soon rather than after AckWait.
+			_ = msg.NakWithDelay(w.opts.AckWait / 6)
+		}
 		return // killed, stopped or cancelled: someone else or no one redoes it
 	}
 	res.Search, res.Kind, res.Index, res.Level, res.Part, res.Worker = t.Search, t.Kind, t.Index, t.Level, t.Part, w.name
