@@ -44,7 +44,7 @@ test-cli:
 # examples/ownmodel is a module of its own: go test ./... at the root
 # does not reach it.
 test-examples:
-	cd examples/ownmodel && $(GO) vet ./... && GOOS=js GOARCH=wasm $(GO) vet . ./cmd/wasm && $(GO) test ./...
+	cd examples/ownmodel && $(GO) vet ./... && GOOS=js GOARCH=wasm $(GO) vet . ./cmd/wasm && $(GO) test ./... && bin=$$(mktemp -d)/ownmodel && $(GO) build -o $$bin ./cmd/ownmodel && { $$bin verify -scenario ownmodel -variant unfenced -exhaustive bfs; test $$? -eq 12; } && $$bin verify -scenario ownmodel -variant fencing -exhaustive bfs
 
 test: wasm vet test-native test-wasm test-cli test-examples
 

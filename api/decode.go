@@ -1,8 +1,6 @@
 package api
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -25,24 +23,33 @@ func readBody(r *http.Request) ([]byte, error) {
 	return b, nil
 }
 
-// decodeStrict decodes one JSON object into v; any failure is a 400 that
-// names the field.
+// decodeBody reads a request's JSON body and decodes it; when it cannot,
+// it writes the problem and returns false.
+func decodeBody[T any](w http.ResponseWriter, r *http.Request, decode func([]byte) (T, error)) (T, bool) {
+	body, err := readBody(r)
+	var v T
+	if err == nil {
+		v, err = decode(body)
+	}
+	if err != nil {
+		writeError(w, r, err)
+		return v, false
+	}
+	return v, true
+}
+
+// decodeStrict decodes one JSON object into v with the core's strict
+// decoder; any failure is a 400 that names the field.
 func decodeStrict(data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	dec.UseNumber()
-	var nested *scenario.FieldError
-	if err := dec.Decode(v); errors.As(err, &nested) {
-		return fromFieldError(nested, true)
+	err := scenario.DecodeStrict(data, v)
+	if err == nil {
+		return nil
 	}
-	if err := scenario.DecodeStrict(data, v); err != nil {
-		var fe *scenario.FieldError
-		if errors.As(err, &fe) {
-			return fromFieldError(fe, true)
-		}
-		return badRequest("body", "the body is not a valid JSON object")
+	var fe *scenario.FieldError
+	if errors.As(err, &fe) {
+		return badRequest(fe.Field, "%s: %s", fe.Field, fe.Msg)
 	}
-	return nil
+	return badRequest("body", "the body is not a valid JSON object")
 }
 
 // DecodeRunSpec parses a RunSpec body: a 400 problem for bad syntax.

@@ -63,8 +63,8 @@ func FuzzDecodeRunSpec(f *testing.F) {
 		if err != nil {
 			return
 		}
-		_, err = ts.normalize(spec)
-		checkClientError(t, err)
+		_, err = ts.rules.Normalize(spec)
+		checkClientError(t, problemOf(err))
 	})
 }
 
@@ -100,7 +100,7 @@ func FuzzDecodeSearchRequest(f *testing.F) {
 			return
 		}
 		_, err = ts.planSearch(req)
-		checkClientError(t, err)
+		checkClientError(t, problemOf(err))
 	})
 }
 

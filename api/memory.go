@@ -10,18 +10,14 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/racetrack-sim/racetrack/core/scenario"
+	"github.com/racetrack-sim/racetrack/core/check"
 	"github.com/racetrack-sim/racetrack/core/session"
-	"github.com/racetrack-sim/racetrack/core/timeline"
+	"github.com/racetrack-sim/racetrack/internal/parallel"
 )
 
-// reserveRun reserves the memory a run of the normalised spec is
-// estimated to hold at most (every step of its budget taken).
-func (s *Server) reserveRun(ns scenario.RunSpec) (*grant, error) {
-	est, err := timeline.EstimateBytes(s.reg, ns, session.SnapshotEvery)
-	if err != nil {
-		return nil, err
-	}
+// reserveRun reserves the memory a run is estimated to hold at most
+// (timeline.Pending.Bytes: every step of its budget taken).
+func (s *Server) reserveRun(est int64) (*grant, error) {
 	return s.mem.reserve(kindRun, est, memoryHint{field: "maxSteps", what: "this run"})
 }
 
@@ -75,31 +71,31 @@ const minAutoStates = 10_000
 // An exhaustive search that names no states budget gets the default
 // lowered to what fits in half the free memory (the rest is left to
 // other work; the request then records the budget it ran with); one
-// that names a budget that does not fit is refused.
-func (s *Server) reserveSearch(req *session.SearchRequest, plan **searchPlan) (*grant, error) {
+// that names a budget that does not fit is refused. The plan is lowered
+// in place: nothing is checked again.
+func (s *Server) reserveSearch(req *session.SearchRequest, plan *searchPlan) (*grant, error) {
+	x := plan.explorer()
+	cfg := x.Config()
 	hint := memoryHint{field: "budget.states", what: "this search"}
-	if req.Strategy != "bfs" && req.Strategy != "dfs" {
+	if cfg.Strategy != check.BFS && cfg.Strategy != check.DFS {
 		hint.field = "params"
 	}
-	x := (*plan).explorer
-	if req.Budget.States == 0 && hint.field == "budget.states" && (*plan).bytes > s.mem.free() {
-		s.timelines.evict((*plan).bytes - s.mem.free())
+	if req.Budget.States == 0 && hint.field == "budget.states" && plan.bytes > s.mem.free() {
+		s.timelines.evict(plan.bytes - s.mem.free())
 		perState := x.BytesPerState()
-		overhead := (*plan).bytes - int64(x.Config().Budget.States)*perState
+		overhead := plan.bytes - int64(cfg.Budget.States)*perState
 		// Never below minAutoStates: when even that is not free now, the
 		// reservation below says so with a 503 (or a 422 if it never fits).
 		fit := max((s.mem.free()/2-overhead)/perState, minAutoStates)
-		if fit < int64(x.Config().Budget.States) {
-			smaller := *req
-			smaller.Budget.States = int(fit)
-			p, err := s.planSearch(smaller)
-			if err != nil {
+		if fit < int64(cfg.Budget.States) {
+			if err := x.LowerStates(int(fit)); err != nil {
 				return nil, err
 			}
-			*req, *plan = smaller, p
+			req.Budget.States = int(fit)
+			plan.bytes = x.EstimateBytes(parallel.Workers(cfg.Workers))
 		}
 	}
-	return s.mem.reserve(kindSearch, (*plan).bytes, hint)
+	return s.mem.reserve(kindSearch, plan.bytes, hint)
 }
 
 // memoryStop is why the watchdog stopped a search or a run.

@@ -8,7 +8,7 @@ import (
 
 	"github.com/go-chi/chi/v5/middleware"
 
-	"github.com/racetrack-sim/racetrack/core/scenario"
+	"github.com/racetrack-sim/racetrack/core/session"
 )
 
 // Problem is an RFC 9457 problem detail. Field names the request field or
@@ -30,6 +30,9 @@ type Problem struct {
 	FreeBytes *int64 `json:"freeBytes,omitempty"`
 
 	retryAfter int // seconds, sent as Retry-After
+	// kind is the problem's kind (problemTypes) and msg its detail
+	// without the field in front: what a session socket answers it as.
+	kind, msg string
 }
 
 func (p *Problem) Error() string { return fmt.Sprintf("%d %s: %s", p.Status, p.Title, p.Detail) }
@@ -48,7 +51,8 @@ func newProblem(status int, kind, title, field, format string, args ...any) *Pro
 	if _, ok := problemTypes[kind]; ok {
 		typ = problemTypePath + kind
 	}
-	return &Problem{Type: typ, Title: title, Status: status, Field: field, Detail: fmt.Sprintf(format, args...)}
+	msg := fmt.Sprintf(format, args...)
+	return &Problem{Type: typ, Title: title, Status: status, Field: field, Detail: msg, kind: kind, msg: msg}
 }
 
 // badRequest is a request that cannot be parsed (malformed JSON, wrong
@@ -77,48 +81,78 @@ func busy(retryAfter int, format string, args ...any) *Problem {
 	return p
 }
 
-// fromFieldError maps a core validation error to a problem. Errors about
-// the body's syntax are 400, errors about values 422.
-func fromFieldError(fe *scenario.FieldError, syntax bool) *Problem {
-	if syntax || fe.Field == "body" {
-		return badRequest(fe.Field, "%s: %s", fe.Field, fe.Msg)
-	}
-	return invalid(fe.Field, "%s: %s", fe.Field, fe.Msg)
-}
-
-// fromFieldErrors maps every field error in err (a scenario.FieldErrors
-// or one *scenario.FieldError) to one problem: the first decides the
-// status and Field, Errors lists them all. It returns nil when err holds
-// no field error.
-func fromFieldErrors(err error, syntax bool) *Problem {
-	fes := scenario.AllFieldErrors(err)
-	if len(fes) == 0 {
+// problemOf is the one place that maps an error to HTTP: a *Problem as
+// it is; a body over the limit 413; a core error (a session.Error, a
+// catalog's field errors, a step or choice out of range) by its session
+// code, naming every field at fault. It returns err itself for anything
+// else: a server fault that writeError logs and answers 500.
+func problemOf(err error) error {
+	var p *Problem
+	var mbe *http.MaxBytesError
+	switch {
+	case err == nil:
 		return nil
+	case errors.As(err, &p):
+		return p
+	case errors.As(err, &mbe):
+		return tooLarge(mbe.Limit)
 	}
-	p := fromFieldError(fes[0], syntax)
-	if len(fes) > 1 {
-		p.Detail = err.Error()
-		for _, fe := range fes {
-			p.Errors = append(p.Errors, FieldProblem{Field: fe.Field, Detail: fe.Msg})
+	e := session.AsError(err, "")
+	if e.Code == session.CodeInternal {
+		return err
+	}
+	kind := e.Code
+	if kind == session.CodeMethod {
+		kind = "not-found"
+	}
+	pt := problemTypes[kind]
+	q := newProblem(pt.Status, kind, pt.Title, e.Field, "%s", e.Message)
+	q.msg = e.Message
+	if e.Field != "" && e.Field != "body" {
+		q.Detail = e.Field + ": " + e.Message
+	}
+	if len(e.Errors) > 1 {
+		q.Detail = err.Error()
+		for _, f := range e.Errors {
+			q.Errors = append(q.Errors, FieldProblem{Field: f.Field, Detail: f.Message})
 		}
 	}
-	return p
+	if kind == session.CodeBusy {
+		q.retryAfter = 1
+	}
+	return q
+}
+
+// sessionErrorOf is how a session socket answers a refusal of the
+// server's own (memory, a full queue, a cluster it does not run): the
+// session error of the problem's kind. Core errors pass as they are.
+func sessionErrorOf(err error) error {
+	var p *Problem
+	if !errors.As(err, &p) {
+		return err
+	}
+	code := p.kind
+	switch p.kind {
+	case "memory-busy", "insufficient-storage", "store-unavailable":
+		code = session.CodeBusy
+	case "too-large-for-memory":
+		code = session.CodeInvalid
+	case "gone":
+		code = session.CodeNotFound
+	}
+	msg := p.msg
+	if code == session.CodeBusy && p.retryAfter > 0 {
+		msg += fmt.Sprintf(" (retry after %d s)", p.retryAfter) // a temporary shortage: retryable
+	}
+	return &session.Error{Code: code, Field: p.Field, Message: msg}
 }
 
 // writeError renders err. A *Problem or *scenario.FieldError is the
 // client's fault and shown; anything else is logged with the request id
 // and reported as an opaque 500.
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
-	var p *Problem
-	var fe *scenario.FieldError
-	var mbe *http.MaxBytesError
-	switch {
-	case errors.As(err, &p):
-	case errors.As(err, &mbe):
-		p = tooLarge(mbe.Limit)
-	case errors.As(err, &fe):
-		p = fromFieldErrors(err, false)
-	default:
+	p, ok := problemOf(err).(*Problem)
+	if !ok {
 		id := middleware.GetReqID(r.Context())
 		loggerFrom(r.Context()).ErrorContext(r.Context(), "internal error", "err", err, "method", r.Method, "path", r.URL.Path, "requestId", id)
 		p = newProblem(http.StatusInternalServerError, "internal", "Internal error", "",

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
-	"strings"
 	"sync"
 	"time"
 
@@ -36,14 +35,8 @@ var runIDPattern = regexp.MustCompile(`^r[0-9a-f]{20}$`)
 const runSlotWait = 5 * time.Second
 
 func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
-	body, err := readBody(r)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	spec, err := DecodeRunSpec(body)
-	if err != nil {
-		writeError(w, r, err)
+	spec, ok := decodeBody(w, r, DecodeRunSpec)
+	if !ok {
 		return
 	}
 	rec, err := s.newRun(spec)
@@ -61,13 +54,15 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
 // so that the id resolves from now on, also after a restart. The caller
 // drops the recording when done.
 func (s *Server) newRun(spec scenario.RunSpec) (*recording, error) {
-	ns, err := s.normalize(spec)
+	// The catalog's validation and the server's bounds (the session's
+	// rules), once: what follows takes the checked spec.
+	n, err := s.rules.Normalize(spec)
 	if err != nil {
 		return nil, err
 	}
-	rec, err := s.timelines.get(ns.ID(), func() (*recording, error) { return s.execute(ns) })
+	rec, err := s.timelines.get(n.ID(), func() (*recording, error) { return s.execute(n) })
 	if err != nil {
-		return nil, restError(err, "")
+		return nil, err
 	}
 	if err := s.store.PutRun(rec.spec); err != nil {
 		rec.drop()
@@ -76,79 +71,27 @@ func (s *Server) newRun(spec scenario.RunSpec) (*recording, error) {
 	return rec, nil
 }
 
-// normalize applies the catalog's validation and the server's bounds
-// (the session's rules, with fields named as in a RunSpec body).
-func (s *Server) normalize(spec scenario.RunSpec) (scenario.RunSpec, error) {
-	ns, err := s.rules.Normalize(spec)
-	if err != nil {
-		return ns, restError(err, "spec")
-	}
-	return ns, nil
-}
-
-// restError renders a core or session error as a problem; a field inside
-// the argument prefix (spec.maxSteps) is named as the body's (maxSteps).
-func restError(err error, prefix string) error {
-	if err == nil {
-		return nil
-	}
-	var p *Problem
-	if errors.As(err, &p) {
-		return err
-	}
-	if fp := fromFieldErrors(err, false); fp != nil {
-		return fp
-	}
-	e := session.AsError(err, "")
-	if e.Code == session.CodeInternal {
-		return err
-	}
-	field := e.Field
-	if prefix != "" {
-		if field == prefix {
-			field = "body"
-		} else if rest, ok := strings.CutPrefix(field, prefix+"."); ok {
-			field = rest
-		}
-	}
-	q := newProblem(e.Status(), e.Code, problemTitle(e.Status()), field, "%s", e.Message)
-	if e.Code == session.CodeBusy {
-		q.retryAfter = 1
-	}
-	if field != "" && field != "body" {
-		q.Detail = field + ": " + e.Message
-	}
-	return q
-}
-
-func problemTitle(status int) string {
-	switch status {
-	case http.StatusBadRequest:
-		return "Bad request"
-	case http.StatusNotFound:
-		return "Not found"
-	case http.StatusRequestEntityTooLarge:
-		return "Request body too large"
-	case http.StatusTooManyRequests:
-		return "Too many requests"
-	}
-	return "Invalid value"
-}
-
-// execute runs a normalised spec with tracing, within a run slot and
-// the memory its spec is estimated to need, which it keeps (resized to
-// what the timeline holds) until its last holder drops it.
-func (s *Server) execute(ns scenario.RunSpec) (rec *recording, err error) {
-	return s.executeFor(context.Background(), ns)
+// execute runs a checked spec with tracing, within a run slot and the
+// memory its spec is estimated to need, which it keeps (resized to what
+// the timeline holds) until its last holder drops it. The world it
+// estimates from is the one it records: the model is built once.
+func (s *Server) execute(n scenario.Normal) (rec *recording, err error) {
+	return s.executeFor(context.Background(), n)
 }
 
 // executeFor is execute for a client that may leave: the recording stops
 // as soon as ctx ends (a session socket that disconnected).
-func (s *Server) executeFor(ctx context.Context, ns scenario.RunSpec) (rec *recording, err error) {
+func (s *Server) executeFor(ctx context.Context, n scenario.Normal) (rec *recording, err error) {
 	if ctx.Err() != nil {
 		return nil, errors.Join(errClientClosed, context.Cause(ctx))
 	}
-	mem, err := s.reserveRun(ns)
+	var watched *watchedRun // set once the memory is reserved
+	alive := func() bool { return ctx.Err() == nil && watched.alive() }
+	pending, err := timeline.Prepare(n, timeline.Options{SnapshotEvery: session.SnapshotEvery, Continue: alive})
+	if err != nil {
+		return nil, err
+	}
+	mem, err := s.reserveRun(pending.Bytes())
 	if err != nil {
 		return nil, err
 	}
@@ -163,10 +106,9 @@ func (s *Server) executeFor(ctx context.Context, ns scenario.RunSpec) (rec *reco
 		return nil, busy(1, "all %d run slots are busy; retry shortly", cap(s.runSlots))
 	}
 	defer func() { <-s.runSlots }()
-	watched := s.watchRun(mem)
+	watched = s.watchRun(mem)
 	defer s.unwatchRun(watched)
-	alive := func() bool { return ctx.Err() == nil && watched.alive() }
-	tl, err := timeline.Record(s.reg, ns, timeline.Options{SnapshotEvery: session.SnapshotEvery, Continue: alive})
+	tl, err := pending.Record()
 	if errors.Is(err, timeline.ErrStopped) {
 		if ctx.Err() != nil {
 			return nil, errors.Join(errClientClosed, context.Cause(ctx))
@@ -199,7 +141,11 @@ func (s *Server) lookupRun(id string) (*recording, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read run %s: %w", id, err)
 		}
-		rec, err := s.execute(spec)
+		n, err := s.reg.Check(spec)
+		if err != nil {
+			return nil, newProblem(http.StatusGone, "gone", "Gone", "id", "run %s can no longer be computed by this server: %v", id, err)
+		}
+		rec, err := s.execute(n)
 		var p *Problem
 		if errors.As(err, &p) && p.Status != http.StatusTooManyRequests && !memoryRefusal(p) {
 			return nil, newProblem(http.StatusGone, "gone", "Gone", "id", "run %s can no longer be computed by this server: %s", id, p.Detail)

@@ -39,6 +39,15 @@ func TestSearchFindsTheDeadlockAndKeepsIt(t *testing.T) {
 	assert.Positive(t, r.States)
 	assert.Positive(t, st.Progress.States)
 	assert.GreaterOrEqual(t, r.ElapsedMs, 0.0)
+	// The answer is the core's: verdict, stop reason, reductions, and
+	// the names REST clients read before (message, schedule, seed).
+	assert.Equal(t, check.VerdictViolation, r.Verdict)
+	assert.Equal(t, check.StopFound, r.Stop.Reason)
+	assert.True(t, r.Reductions.Sleep)
+	assert.Equal(t, r.Violation, r.Message)
+	assert.NotEmpty(t, r.Message)
+	assert.Equal(t, r.Counterexample.Schedule, r.Schedule)
+	assert.Equal(t, r.Counterexample.Seed, r.Seed)
 
 	res := ts.get(t, "/api/v1/runs/"+r.RunID)
 	require.Equal(t, http.StatusOK, res.Status, "%s", res.Body)
@@ -68,6 +77,23 @@ func TestSearchOfTheFixedTableIsExhaustive(t *testing.T) {
 	assert.False(t, st.Result.Found)
 	assert.True(t, st.Result.Exhaustive, "dfs covers every interleaving of the fixed table")
 	assert.Empty(t, st.Result.RunID)
+	assert.Equal(t, check.VerdictVerified, st.Result.Verdict)
+	assert.Equal(t, check.StopCovered, st.Result.Stop.Reason)
+}
+
+// A search that ran out of states says so, with the limit and the field
+// to raise, in its stored record too.
+func TestSearchNamesTheLimitItStoppedAt(t *testing.T) {
+	ts := newTestServer(t)
+	id := ts.startSearch(t, `{"scenario":"dining-philosophers","preset":"lock-level","variant":"fixed","strategy":"bfs","params":{"philosophers":5},"budget":{"states":300}}`)
+	st := waitSearch(t, ts, id)
+	require.Equal(t, StateDone, st.State, "%+v", st)
+	assert.Equal(t, check.VerdictNone, st.Result.Verdict)
+	assert.Equal(t, check.Stop{Reason: check.StopStates, Limit: 300, Raise: "budget.states", Message: "stopped at 300 states: raise budget.states"}, st.Result.Stop)
+	assert.Equal(t, 300, st.Progress.Budget)
+	stored, err := ts.store.Search(id)
+	require.NoError(t, err)
+	assert.Equal(t, st.Result.Stop, stored.Result.Stop)
 }
 
 func TestSearchSecondsBudget(t *testing.T) {
@@ -78,6 +104,9 @@ func TestSearchSecondsBudget(t *testing.T) {
 	assert.False(t, st.Result.Found)
 	assert.GreaterOrEqual(t, st.Result.ElapsedMs, 300.0, "the time budget is measured by the server's clock")
 	assert.Less(t, st.Progress.Runs, 1000000)
+	assert.True(t, st.Result.TimedOut)
+	assert.Equal(t, check.StopSeconds, st.Result.Stop.Reason)
+	assert.Equal(t, "budget.seconds", st.Result.Stop.Raise)
 	t.Logf("%d runs in %.0f ms", st.Progress.Runs, st.Result.ElapsedMs)
 }
 
@@ -137,11 +166,11 @@ func TestSearchReductionsDefaultToTheStrategys(t *testing.T) {
 	ts := newTestServer(t)
 	plan, err := ts.Server.planSearch(session.SearchRequest{Scenario: "dining-philosophers", Preset: "lock-level", Variant: "fixed", Strategy: "dfs"})
 	require.NoError(t, err)
-	require.Equal(t, check.DefaultReductions("dfs"), plan.explorer.Config().Reductions)
+	require.Equal(t, check.DefaultReductions("dfs"), plan.explorer().Config().Reductions)
 	off := check.Reductions{}
 	plan, err = ts.Server.planSearch(session.SearchRequest{Scenario: "dining-philosophers", Preset: "lock-level", Variant: "fixed", Strategy: "dfs", Reductions: &off})
 	require.NoError(t, err)
-	require.Equal(t, off, plan.explorer.Config().Reductions)
+	require.Equal(t, off, plan.explorer().Config().Reductions)
 }
 
 // A timed preset under bfs: with valueSamples the search finds the

@@ -13,7 +13,6 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"github.com/racetrack-sim/racetrack/core/check"
 	"github.com/racetrack-sim/racetrack/core/session"
 )
 
@@ -26,40 +25,34 @@ const (
 	StateCancelled = "cancelled"
 )
 
-// SearchProgress is how far a search got.
-type SearchProgress struct {
-	States int `json:"states"`
-	Runs   int `json:"runs"`
-	Depth  int `json:"depth"`
-}
-
-// SearchResult is what a finished search found.
+// SearchResult is a finished search as REST answers it: the session's
+// answer (check.Result: verdict, stop reason, counts, reductions, the
+// counterexample; cancelled, timedOut), declared once in the core, and
+// what only the server adds.
 type SearchResult struct {
-	Found      bool    `json:"found"`
-	Property   string  `json:"property"`
-	RunID      string  `json:"runId,omitempty"`
-	Schedule   []int   `json:"schedule"`
-	Length     int     `json:"length"`
-	States     int     `json:"states"`
-	ElapsedMs  float64 `json:"elapsedMs"`
-	Exhaustive bool    `json:"exhaustive"`
-	// Sampled: some drawn value was tried at sampled options only
-	// (valueSamples), so finding nothing is no proof.
-	Sampled bool   `json:"sampled,omitempty"`
+	session.SearchResult
+	// RunID is the counterexample's run, stored so that the id resolves.
+	RunID string `json:"runId,omitempty"`
+	// Schedule and Seed are the counterexample's (empty when none).
+	Schedule  []int   `json:"schedule"`
+	Seed      uint64  `json:"seed"`
+	ElapsedMs float64 `json:"elapsedMs"`
+	// Message is Violation under the name REST clients read before the
+	// result carried the whole check.Result.
+	//
+	// Deprecated: read violation.
 	Message string `json:"message,omitempty"`
-	Step    int    `json:"step,omitempty"`
-	Seed    uint64 `json:"seed"`
 }
 
 // SearchStatus is GET /api/v1/searches/{id}, and the stored record.
 type SearchStatus struct {
-	ID       string                `json:"id"`
-	State    string                `json:"state"`
-	Progress SearchProgress        `json:"progress"`
-	Result   *SearchResult         `json:"result,omitempty"`
-	Error    string                `json:"error,omitempty"`
-	Request  session.SearchRequest `json:"request"`
-	Created  time.Time             `json:"created"`
+	ID       string                 `json:"id"`
+	State    string                 `json:"state"`
+	Progress session.SearchProgress `json:"progress"`
+	Result   *SearchResult          `json:"result,omitempty"`
+	Error    string                 `json:"error,omitempty"`
+	Request  session.SearchRequest  `json:"request"`
+	Created  time.Time              `json:"created"`
 	// Resumed counts the starts after a crash interrupted it.
 	Resumed int `json:"resumed,omitempty"`
 }
@@ -86,10 +79,6 @@ type job struct {
 	updated chan struct{} // closed and replaced on every change
 	plan    *searchPlan
 	claimed bool // a worker started it, or it was finished while queued
-	// outcome is a distributed search's result as the cluster gave it
-	// (set before the job is final), for a session socket's reply.
-	outcome  *check.Result
-	timedOut bool
 }
 
 // claim marks the job as taken by a worker; false if it was already
@@ -224,7 +213,7 @@ func (p *searchPool) resume() error {
 			if merr != nil {
 				reason = "interrupted by a server restart and not resumed: " + merr.(*Problem).Detail
 			} else {
-				rec.State, rec.Progress = StateQueued, SearchProgress{}
+				rec.State, rec.Progress = StateQueued, session.SearchProgress{}
 				rec.Resumed++
 				// Counted in the store before it runs: a crash during this
 				// attempt finds the count.
@@ -289,14 +278,8 @@ func (p *searchPool) finish(j *job, f func(*SearchStatus)) {
 }
 
 func (s *Server) createSearch(w http.ResponseWriter, r *http.Request) {
-	body, err := readBody(r)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	req, err := DecodeSearchRequest(body)
-	if err != nil {
-		writeError(w, r, err)
+	req, ok := decodeBody(w, r, DecodeSearchRequest)
+	if !ok {
 		return
 	}
 	j, err := s.startSearch(req)
@@ -324,7 +307,7 @@ func (s *Server) startSearch(req session.SearchRequest) (*job, error) {
 	}
 	// Memory is asked first: a search that can never fit is told so (422)
 	// even when the queue is full, rather than to retry.
-	mem, err := s.reserveSearch(&req, &plan)
+	mem, err := s.reserveSearch(&req, plan)
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -182,7 +181,7 @@ func (sc *sessionConn) serve(req session.Request) {
 	}
 	req, release, err := sc.admit(req)
 	if err != nil {
-		sc.send(session.Reply(req.ID, nil, toSessionError(err)))
+		sc.send(session.Reply(req.ID, nil, sessionErrorOf(err)))
 		return
 	}
 	defer release()
@@ -229,7 +228,7 @@ func (p *sessionPipe) Step(x *check.Explorer, n, workers int) check.Progress {
 func (p *sessionPipe) Distribute(req session.SearchRequest) (session.Remote, error) {
 	j, err := p.sc.s.startSearch(req)
 	if err != nil {
-		return nil, toSessionError(err)
+		return nil, sessionErrorOf(err)
 	}
 	return remoteJob{p: p.sc.s.searches, j: j}, nil
 }
@@ -242,29 +241,29 @@ type remoteJob struct {
 
 func (r remoteJob) Poll() (session.SearchProgress, bool) {
 	st, _ := r.j.snapshot()
-	p := st.Progress
-	return session.SearchProgress{Progress: check.Progress{States: p.States, Runs: p.Runs, Depth: p.Depth},
-		Budget: session.ProgressBudget(r.j.plan.explorer.Config())}, st.final()
+	return st.Progress, st.final()
 }
 
 func (r remoteJob) Cancel() { r.p.cancelJob(r.j) }
 
-// Result is the job's result as the session answers a search: a job
-// cancelled while queued has no outcome, only its state.
+// Result is the job's result as the session answers a search: the
+// stored answer, or for a job that ended without one (cancelled while
+// queued, failed) its state.
 func (r remoteJob) Result() session.SearchResult {
 	st, _ := r.j.snapshot()
-	r.j.mu.Lock()
-	out, timedOut := r.j.outcome, r.j.timedOut
-	r.j.mu.Unlock()
-	res := session.SearchResult{Cancelled: st.State == StateCancelled, TimedOut: timedOut}
-	if out != nil {
-		res.Result = *out
-	} else {
-		cfg := r.j.plan.explorer.Config()
-		res.Result = check.Result{Strategy: cfg.Strategy, Verdict: check.VerdictNone, Property: cfg.Property, Error: st.Error}
+	if st.Result != nil {
+		res := st.Result.SearchResult
+		if res.Error == "" && st.State == StateFailed {
+			res.Error = st.Error
+		}
+		return res
 	}
-	if res.Error == "" && st.State == StateFailed {
-		res.Error = st.Error
+	cfg := r.j.plan.explorer().Config()
+	res := session.SearchResult{Cancelled: st.State == StateCancelled,
+		Result: check.Result{Strategy: cfg.Strategy, Verdict: check.VerdictNone, Property: cfg.Property, Error: st.Error}}
+	res.Stop = check.Stop{Reason: check.StopError, Message: "stopped by an error: " + st.Error}
+	if res.Cancelled {
+		res.Stop = check.LimitStop(check.StopCancel, 0)
 	}
 	return res
 }
@@ -310,10 +309,10 @@ type serverRuns struct {
 // heldRuns bounds the recordings one socket keeps counted.
 const heldRuns = 4
 
-func (r *serverRuns) Get(ns scenario.RunSpec) (*timeline.Timeline, error) {
-	rec, err := r.s.timelines.get(ns.ID(), func() (*recording, error) { return r.s.executeFor(r.ctx, ns) })
+func (r *serverRuns) Get(n scenario.Normal) (*timeline.Timeline, error) {
+	rec, err := r.s.timelines.get(n.ID(), func() (*recording, error) { return r.s.executeFor(r.ctx, n) })
 	if err != nil {
-		return nil, toSessionError(err)
+		return nil, sessionErrorOf(err)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -340,36 +339,6 @@ func (r *serverRuns) dropAll() {
 		rec.drop()
 	}
 	r.held = nil
-}
-
-// toSessionError turns the server's problems into session errors.
-func toSessionError(err error) error {
-	var p *Problem
-	if !errors.As(err, &p) {
-		return err
-	}
-	if (p.Status == http.StatusBadRequest || p.Status == http.StatusUnprocessableEntity) && p.Field != "" {
-		// A field of the spec: the session names it inside its argument.
-		return &scenario.FieldError{Field: p.Field, Msg: strings.TrimPrefix(p.Detail, p.Field+": ")}
-	}
-	code := session.CodeInvalid
-	switch p.Status {
-	case http.StatusBadRequest:
-		code = session.CodeBadRequest
-	case http.StatusNotFound, http.StatusGone:
-		code = session.CodeNotFound
-	case http.StatusRequestEntityTooLarge:
-		code = session.CodeTooLarge
-	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
-		// A temporary shortage: retryable, never a validation error.
-		code = session.CodeBusy
-		if p.retryAfter > 0 {
-			return &session.Error{Code: code, Field: p.Field, Message: p.Detail + " (retry after " + itoa64(p.retryAfter) + " s)"}
-		}
-	case http.StatusInternalServerError:
-		code = session.CodeInternal
-	}
-	return &session.Error{Code: code, Field: p.Field, Message: p.Detail}
 }
 
 func itoa64[T int | int64](n T) string { b, _ := json.Marshal(n); return string(b) }

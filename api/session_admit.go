@@ -32,7 +32,7 @@ func (sc *sessionConn) admit(req session.Request) (session.Request, func(), erro
 			return req, nil, err
 		}
 		asked := sr.Budget.States
-		g, err := s.reserveSearch(&sr, &plan)
+		g, err := s.reserveSearch(&sr, plan)
 		if err != nil {
 			return req, nil, err
 		}

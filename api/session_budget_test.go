@@ -22,7 +22,7 @@ func TestSessionShortageIsBusy(t *testing.T) {
 	p := newProblem(http.StatusServiceUnavailable, "memory-busy", "Not enough free memory", "maxSteps", "this run needs 3 GiB, 1 GiB is free")
 	p.retryAfter = 2
 	var se *session.Error
-	require.ErrorAs(t, toSessionError(p), &se)
+	require.ErrorAs(t, sessionErrorOf(p), &se)
 	assert.Equal(t, session.CodeBusy, se.Code)
 	assert.Contains(t, se.Message, "retry after 2 s")
 }
@@ -93,7 +93,7 @@ func TestRecordingStopsWhenTheClientLeaves(t *testing.T) {
 	cancel(errors.New("gone"))
 	var spec scenario.RunSpec
 	require.NoError(t, json.Unmarshal([]byte(`{"scenario":"dining-philosophers","seed":9,"params":{"philosophers":12,"meals":100}}`), &spec))
-	ns, _, err := ts.reg.Normalize(spec)
+	ns, err := ts.reg.Check(spec)
 	require.NoError(t, err)
 	_, err = ts.executeFor(ctx, ns)
 	assert.ErrorIs(t, err, errClientClosed)

@@ -65,7 +65,7 @@ func withStep[T any](s *Server, of func(*timeline.Timeline, int) (T, error)) htt
 func view(w http.ResponseWriter, r *http.Request, f func() (any, error)) {
 	v, err := f()
 	if err != nil {
-		writeError(w, r, restError(err, ""))
+		writeError(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, v)
@@ -94,22 +94,35 @@ func (s *Server) getFind(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) getLayout(w http.ResponseWriter, r *http.Request) {
+	if d, release, ok := s.layoutWindow(w, r); ok {
+		defer release()
+		writeJSON(w, http.StatusOK, d)
+	}
+}
+
+// layoutWindow is the display list of the diagram window a request
+// names (GET layout as JSON, GET diagram.svg as SVG); when there is none,
+// it writes the problem and returns false. The window's memory is
+// reserved before it is drawn, until release (after the answer is
+// written).
+func (s *Server) layoutWindow(w http.ResponseWriter, r *http.Request) (*viz.Display, func(), bool) {
 	rec, ok := s.runFromPath(w, r)
 	if !ok {
-		return
+		return nil, nil, false
 	}
 	from, to, err := window(r, rec)
-	if err != nil {
-		writeError(w, r, err)
-		return
+	if err == nil {
+		var mem *grant
+		if mem, err = s.reserveView(from, to); err == nil {
+			var d *viz.Display
+			if d, err = session.Layout(rec.tl, from, to); err == nil {
+				return d, mem.release, true
+			}
+			mem.release()
+		}
 	}
-	mem, err := s.reserveView(from, to)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	defer mem.release()
-	view(w, r, func() (any, error) { return session.Layout(rec.tl, from, to) })
+	writeError(w, r, err)
+	return nil, nil, false
 }
 
 func (s *Server) getCharts(w http.ResponseWriter, r *http.Request) {
@@ -141,26 +154,11 @@ func window(r *http.Request, rec *recording) (int, int, error) {
 }
 
 func (s *Server) getDiagram(w http.ResponseWriter, r *http.Request) {
-	rec, ok := s.runFromPath(w, r)
+	d, release, ok := s.layoutWindow(w, r)
 	if !ok {
 		return
 	}
-	from, to, err := window(r, rec)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	mem, err := s.reserveView(from, to)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	defer mem.release()
-	d, err := session.Layout(rec.tl, from, to)
-	if err != nil {
-		writeError(w, r, restError(err, ""))
-		return
-	}
+	defer release()
 	w.Header().Set("Content-Type", "image/svg+xml")
 	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
 	_, _ = w.Write(viz.SVG(d))
@@ -177,7 +175,7 @@ func (s *Server) getExport(w http.ResponseWriter, r *http.Request) {
 	}
 	f, write, err := exportWriter(r.URL.Query().Get("format"), nil)
 	if err != nil {
-		writeError(w, r, restError(err, ""))
+		writeError(w, r, err)
 		return
 	}
 	if f.ID == "svg" {
@@ -204,19 +202,13 @@ func (s *Server) createFork(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	body, err := readBody(r)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	var req forkRequest
-	if err := decodeStrict(body, &req); err != nil {
-		writeError(w, r, err)
+	req, ok := decodeBody(w, r, func(body []byte) (req forkRequest, err error) { return req, decodeStrict(body, &req) })
+	if !ok {
 		return
 	}
 	b, err := rec.tl.Branch(req.Step, req.Choice, req.Option)
 	if err != nil {
-		writeError(w, r, restError(err, ""))
+		writeError(w, r, err)
 		return
 	}
 	child, err := s.newRun(b.Spec)

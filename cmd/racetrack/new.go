@@ -13,6 +13,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"text/template"
+
+	"github.com/racetrack-sim/racetrack/cmd/racetrack/cli"
 )
 
 // skeleton is the module `racetrack new model` writes: the files of
@@ -33,8 +35,8 @@ var modelName = regexp.MustCompile(`^[a-z][a-z0-9]{0,39}$`)
 // the rest when it builds).
 var modulePath = regexp.MustCompile(`^[A-Za-z0-9_~-][A-Za-z0-9._~-]*(/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)*$`)
 
-func newCmd(_ context.Context, e *env, args []string) int {
-	fs := newFlags("new", "model NAME [-template threads|actors] [-module PATH] [-dir DIR] [-replace DIR]",
+func newCmd(_ context.Context, e *cli.Env, args []string) int {
+	fs := e.Flags("new", "model NAME [-template threads|actors] [-module PATH] [-dir DIR] [-replace DIR]",
 		"Writes a Go module holding a model of your own: the model with its properties, its scenario,\n"+
 			"its test on core/modeltest, a server main and a wasm main that show it in the page next to\n"+
 			"the built-in bugs. NAME is the package and the scenario id (lower-case letters and digits).")
@@ -43,34 +45,34 @@ func newCmd(_ context.Context, e *env, args []string) int {
 	replace := fs.String("replace", "", "build against the Racetrack checkout at this directory (a replace directive)")
 	tmpl := fs.String("template", templateThreads, "the model to start from: threads (threads and a lock race) or actors (message-passing actors)")
 	if len(args) == 0 || args[0] != "model" {
-		fmt.Fprintln(e.stderr, "racetrack new: want `racetrack new model NAME [flags]`")
-		fs.SetOutput(e.stderr)
+		fmt.Fprintln(e.Stderr, "racetrack new: want `racetrack new model NAME [flags]`")
+		fs.SetOutput(e.Stderr)
 		fs.Usage()
-		return exitUsage
+		return cli.ExitUsage
 	}
 	if len(args) < 2 || strings.HasPrefix(args[1], "-") {
 		if len(args) > 1 && (args[1] == "-h" || args[1] == "-help") {
-			fs.SetOutput(e.stdout)
+			fs.SetOutput(e.Stdout)
 			fs.Usage()
-			return exitHolds
+			return cli.ExitHolds
 		}
-		return fail(e, "new", exitUsage, errors.New("model: the NAME is missing (racetrack new model NAME)"))
+		return e.Fail("new", cli.ExitUsage, errors.New("model: the NAME is missing (racetrack new model NAME)"))
 	}
 	name := args[1]
-	if code := parse(fs, e, args[2:]); code >= 0 {
+	if code := e.Parse(fs, args[2:]); code >= 0 {
 		return code
 	}
 	if !modelName.MatchString(name) {
-		return fail(e, "new", exitUsage, fmt.Errorf("NAME %q: lower-case letters and digits, starting with a letter, at most 40", name))
+		return e.Fail("new", cli.ExitUsage, fmt.Errorf("NAME %q: lower-case letters and digits, starting with a letter, at most 40", name))
 	}
 	if *modPath == "" {
 		*modPath = name
 	}
 	if len(*modPath) > 200 || !modulePath.MatchString(*modPath) {
-		return fail(e, "new", exitUsage, fmt.Errorf("-module %q: not a module path (elements of letters, digits and .-_~ between slashes)", *modPath))
+		return e.Fail("new", cli.ExitUsage, fmt.Errorf("-module %q: not a module path (elements of letters, digits and .-_~ between slashes)", *modPath))
 	}
 	if *tmpl != templateThreads && *tmpl != templateActors {
-		return fail(e, "new", exitUsage, fmt.Errorf("-template %q: want threads or actors", *tmpl))
+		return e.Fail("new", cli.ExitUsage, fmt.Errorf("-template %q: want threads or actors", *tmpl))
 	}
 	if *dir == "" {
 		*dir = name
@@ -78,27 +80,27 @@ func newCmd(_ context.Context, e *env, args []string) int {
 	if *replace != "" {
 		abs, err := filepath.Abs(*replace)
 		if err != nil {
-			return fail(e, "new", exitUsage, fmt.Errorf("-replace: %w", err))
+			return e.Fail("new", cli.ExitUsage, fmt.Errorf("-replace: %w", err))
 		}
 		if _, err := os.Stat(filepath.Join(abs, "go.mod")); err != nil {
-			return fail(e, "new", exitUsage, fmt.Errorf("-replace %q: no go.mod there", *replace))
+			return e.Fail("new", cli.ExitUsage, fmt.Errorf("-replace %q: no go.mod there", *replace))
 		}
 		*replace = abs
 	}
 	version := moduleVersion()
 	files, err := renderSkeleton(skeletonData{Name: name, Module: *modPath, Version: version, Replace: *replace, Template: *tmpl})
 	if err != nil {
-		return fail(e, "new", exitFailure, err)
+		return e.Fail("new", cli.ExitFailure, err)
 	}
 	if err := writeModule(*dir, files); err != nil {
-		return fail(e, "new", exitUsage, err)
+		return e.Fail("new", cli.ExitUsage, err)
 	}
-	fmt.Fprintf(e.stdout, "wrote %s (module %s); next:\n  cd %s && go mod tidy && go test ./...\n", *dir, *modPath, *dir)
+	fmt.Fprintf(e.Stdout, "wrote %s (module %s); next:\n  cd %s && go mod tidy && go test ./...\n", *dir, *modPath, *dir)
 	if version == devVersion && *replace == "" {
-		fmt.Fprintf(e.stdout, "this racetrack is a development build, so go.mod requires github.com/racetrack-sim/racetrack %s:\n"+
+		fmt.Fprintf(e.Stdout, "this racetrack is a development build, so go.mod requires github.com/racetrack-sim/racetrack %s:\n"+
 			"set a released version there, or write the module again with -replace DIR (a checkout of Racetrack)\n", devVersion)
 	}
-	return exitHolds
+	return cli.ExitHolds
 }
 
 // The templates of `racetrack new model`.
@@ -141,7 +143,9 @@ func renderSkeleton(d skeletonData) (map[string][]byte, error) {
 		if err := t.Execute(&b, d); err != nil {
 			return err
 		}
-		out[strings.TrimSuffix(name, ".tmpl")] = b.Bytes()
+		// A directory named NAME takes the model's name (cmd/NAME: the
+		// module's command line).
+		out[strings.ReplaceAll(strings.TrimSuffix(name, ".tmpl"), "/NAME/", "/"+d.Name+"/")] = b.Bytes()
 		return nil
 	})
 	return out, err

@@ -97,7 +97,7 @@ type Config struct {
 	// Strategy is one of random, pct, bfs, dfs.
 	Strategy string `json:"strategy"`
 	Budget   Budget `json:"budget"`
-	// Seed derives every run's seed (random, pct).
+	// Seed derives every run's seed (random, pct); at most scenario.MaxSeed.
 	Seed uint64 `json:"seed"`
 	// PCTDepth is the bug depth d of pct (default 3).
 	PCTDepth   int        `json:"pctDepth,omitempty"`
@@ -168,14 +168,26 @@ func fieldErr(field, format string, args ...any) error {
 	return &scenario.FieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
 }
 
+// Validate checks cfg against the registry as New does, without building
+// the search: what a caller that already rejects the request for its
+// own reasons uses to report the catalog's errors too. Errors name the
+// field (scenario.FieldErrors when more than one).
+func Validate(reg *scenario.Registry, cfg Config) error {
+	_, _, _, err := cfg.normalize(reg)
+	return err
+}
+
 // normalize checks cfg and fills in defaults. Errors name the field;
 // every rejected field is reported (scenario.FieldErrors when more than
 // one), except that nothing depending on the scenario is checked past a
 // missing or unknown one.
 func (cfg Config) normalize(reg *scenario.Registry) (Config, scenario.RunSpec, *scenario.Scenario, error) {
 	var errs scenario.Collector
-	if !slices.Contains(Strategies, cfg.Strategy) {
-		errs.Add("strategy", "unknown strategy %q; one of %s", cfg.Strategy, strings.Join(Strategies, ", "))
+	switch {
+	case cfg.Strategy == "":
+		errs.Add("strategy", "is required; one of %s", strings.Join(Strategies, ", "))
+	case !slices.Contains(Strategies, cfg.Strategy):
+		errs.Add("strategy", "unknown strategy %q; one of %s", clip(cfg.Strategy, 20), strings.Join(Strategies, ", "))
 	}
 	for _, b := range []struct {
 		field string
@@ -209,7 +221,7 @@ func (cfg Config) normalize(reg *scenario.Registry) (Config, scenario.RunSpec, *
 	if cfg.Reductions.DPOR && cfg.Strategy != DFS {
 		errs.Add("reductions.dpor", "dynamic partial-order reduction is a dfs reduction; strategy is %s", cfg.Strategy)
 	}
-	spec, sc, err := reg.Normalize(scenario.RunSpec{Scenario: cfg.Scenario, Preset: cfg.Preset, Variant: cfg.Variant, Params: cfg.Params, Seed: cfg.Seed % (scenario.MaxSeed + 1)})
+	spec, sc, err := reg.Normalize(scenario.RunSpec{Scenario: cfg.Scenario, Preset: cfg.Preset, Variant: cfg.Variant, Params: cfg.Params, Seed: cfg.Seed})
 	if err != nil {
 		if !errs.AddErr(err) {
 			return cfg, spec, nil, err
@@ -279,6 +291,14 @@ func (cfg Config) withParam(spec scenario.RunSpec, name string, v any) scenario.
 	params[name] = v
 	spec.Params = params
 	return spec
+}
+
+// clip shortens a value a client sent before an error quotes it.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }
 
 func sortedRangeKeys(m map[string]ParamRange) []string {

@@ -67,6 +67,7 @@ func Conform(t *testing.T, reg *scenario.Registry, opt Options) {
 								func() error { return CheckDeterminism(reg, spec) },
 								func() error { return CheckSeek(reg, spec, opt.Picks) },
 								func() error { return CheckCloneHash(reg, spec, opt.Picks) },
+								func() error { return CheckCodec(reg, spec, opt.Picks) },
 								func() error { return CheckDerived(reg, spec, opt.Picks) },
 							} {
 								if err := check(); err != nil {

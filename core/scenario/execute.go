@@ -25,27 +25,15 @@ type Run struct {
 // fresh world at step 0, ready to step. The chooser replays the spec's
 // schedule, then draws from the seed.
 func (r *Registry) Build(spec RunSpec, opt Options) (RunSpec, *Scenario, *sim.World, error) {
-	ns, sc, err := r.Normalize(spec)
+	n, err := r.Check(spec)
 	if err != nil {
 		return spec, nil, nil, err
 	}
-	m, err := sc.New(ns.Variant, Values(ns.Params))
+	w, err := n.World(opt)
 	if err != nil {
-		// The schema's ranges and rules admitted these values: a model that
-		// still refuses them is missing a rule. Name the parameters rather
-		// than fail as the server's fault.
-		var fe *FieldError
-		if errors.As(err, &fe) {
-			return spec, nil, nil, fe
-		}
-		return spec, nil, nil, &FieldError{Field: "params", Msg: fmt.Sprintf("scenario %s cannot build this combination: %v", sc.ID, err)}
+		return spec, nil, nil, err
 	}
-	var ch sim.Chooser = sim.NewRandomChooser(ns.Seed)
-	if len(ns.Schedule) > 0 {
-		ch = sim.NewReplayChooser(ns.Schedule, ch)
-	}
-	w := sim.NewWorld(m, ns.Seed, ch, sim.Options{Trace: opt.Trace, StopOnViolation: opt.StopOnViolation, Capabilities: sc.Capabilities})
-	return ns, sc, w, nil
+	return n.spec, n.sc, w, nil
 }
 
 // Limits are the budgets of a normalised spec.

@@ -70,6 +70,16 @@ func DecodeRunSpec(data []byte) (RunSpec, error) {
 // DecodeStrict decodes one JSON value into v, rejecting unknown fields,
 // duplicate keys and trailing data, and turns decoding errors into FieldErrors.
 func DecodeStrict(data []byte, v any) error {
+	if err := DecodeNested(data, v); err != nil {
+		return err
+	}
+	return duplicateKey(data)
+}
+
+// DecodeNested is DecodeStrict without the duplicate-key scan: for a
+// value's own UnmarshalJSON inside a body that DecodeStrict decodes (and
+// scans whole, once).
+func DecodeNested(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	dec.UseNumber()
@@ -79,13 +89,16 @@ func DecodeStrict(data []byte, v any) error {
 	if _, err := dec.Token(); err != io.EOF {
 		return fieldErr("body", "unexpected data after the JSON object")
 	}
-	return duplicateKey(data)
+	return nil
 }
 
 func jsonFieldError(err error) error {
 	var te *json.UnmarshalTypeError
 	var se *json.SyntaxError
+	var fe *FieldError
 	switch {
+	case errors.As(err, &fe):
+		return fe // a value's own decoder named its field (a nested UnmarshalJSON)
 	case errors.As(err, &te):
 		field := te.Field
 		if field == "" {

@@ -7,4 +7,6 @@ import "github.com/racetrack-sim/racetrack/core/sim"
 var capabilities = sim.Capabilities[*Model]{
 	Describe: (*Model).Describe,
 	View:     (*Model).View,
+
+	PayloadTypes: (*Model).PayloadTypes,
 }

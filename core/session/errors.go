@@ -11,7 +11,7 @@ import (
 )
 
 // Error codes. Both transports send them as they are; REST maps each to
-// an HTTP status (Status).
+// an HTTP status in one place (package api's problemOf).
 const (
 	CodeBadRequest = "bad-request" // the arguments do not parse
 	CodeInvalid    = "invalid"     // they parse, but a value is not acceptable
@@ -45,23 +45,6 @@ func (e *Error) Error() string {
 		return e.Field + ": " + e.Message
 	}
 	return e.Message
-}
-
-// Status is the HTTP status REST answers an error of this code with.
-func (e *Error) Status() int {
-	switch e.Code {
-	case CodeBadRequest:
-		return 400
-	case CodeNotFound, CodeMethod:
-		return 404
-	case CodeTooLarge:
-		return 413
-	case CodeBusy:
-		return 429
-	case CodeInternal:
-		return 500
-	}
-	return 422
 }
 
 func errorf(code, field, format string, args ...any) *Error {

@@ -34,7 +34,7 @@ func (s *Session) Fork(a ForkArgs) (scenario.Summary, error) {
 	if err != nil {
 		return scenario.Summary{}, AsError(err, "spec")
 	}
-	b.Spec = ns
+	b.Spec = ns.Spec()
 	s.remember(ns, &b, len(child.Violations()))
 	return child.Summary(), nil
 }
@@ -69,7 +69,7 @@ func (s *Session) Forks(run string) (ForkNode, error) {
 		if !ok {
 			return ForkInfo{}, false
 		}
-		return ForkInfo{Spec: info.spec, Parent: info.parent, Children: info.children, Violations: info.violations}, true
+		return ForkInfo{Spec: info.spec.Spec(), Parent: info.parent, Children: info.children, Violations: info.violations}, true
 	})
 }
 

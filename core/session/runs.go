@@ -11,17 +11,21 @@ import (
 // for snapshots that are small next to the trace.
 const SnapshotEvery = timeline.DefaultSnapshotEvery / 4
 
-// Record records a normalised spec as a session timeline.
-func Record(reg *scenario.Registry, ns scenario.RunSpec) (*timeline.Timeline, error) {
-	return timeline.Record(reg, ns, timeline.Options{SnapshotEvery: SnapshotEvery})
+// Record records a checked spec as a session timeline.
+func Record(n scenario.Normal) (*timeline.Timeline, error) {
+	p, err := timeline.Prepare(n, timeline.Options{SnapshotEvery: SnapshotEvery})
+	if err != nil {
+		return nil, err
+	}
+	return p.Record()
 }
 
 // Runs provides the timelines of a session. Get returns the timeline of a
-// normalised spec, recording it when it is not at hand: evicting a run
+// checked spec, recording it when it is not at hand: evicting a run
 // costs a re-recording, never a wrong answer, since a spec determines its
 // run.
 type Runs interface {
-	Get(ns scenario.RunSpec) (*timeline.Timeline, error)
+	Get(n scenario.Normal) (*timeline.Timeline, error)
 }
 
 // Cache is the Runs of a session that has no other: the most recently
@@ -59,16 +63,16 @@ func NewCache(reg *scenario.Registry, maxRuns int, maxBytes int64) *Cache {
 	return &Cache{reg: reg, maxRuns: maxRuns, maxBytes: maxBytes}
 }
 
-// Get returns the timeline of ns, recording it on a miss.
-func (c *Cache) Get(ns scenario.RunSpec) (*timeline.Timeline, error) {
-	id := ns.ID()
+// Get returns the timeline of n, recording it on a miss.
+func (c *Cache) Get(n scenario.Normal) (*timeline.Timeline, error) {
+	id := n.ID()
 	for i, e := range c.order {
 		if e.tl.ID() == id {
 			c.order = append(append(c.order[:i:i], c.order[i+1:]...), e)
 			return e.tl, nil
 		}
 	}
-	tl, err := Record(c.reg, ns)
+	tl, err := Record(n)
 	if err != nil {
 		return nil, err
 	}

@@ -61,11 +61,12 @@ const DefaultSearchSeconds = 30
 
 // UnmarshalJSON decodes a budget strictly, naming its fields in errors
 // with their full path (budget.states), which encoding/json does not do
-// for unknown fields of nested objects.
+// for unknown fields of nested objects. Its duplicate keys are found by
+// the one scan of the body it sits in (scenario.DecodeStrict).
 func (b *SearchBudget) UnmarshalJSON(data []byte) error {
 	type plain SearchBudget
 	var p plain
-	if err := scenario.DecodeStrict(data, &p); err != nil {
+	if err := scenario.DecodeNested(data, &p); err != nil {
 		var fe *scenario.FieldError
 		if errors.As(err, &fe) {
 			return &scenario.FieldError{Field: join("budget", fe.Field), Msg: fe.Msg}
@@ -104,25 +105,20 @@ func DecodeSearchRequest(data []byte) (SearchRequest, error) {
 	return req, nil
 }
 
-// Plan checks a search request against the limits and the catalog and
-// builds its search. Errors name the field.
+// Plan checks a search request against the session's limits and the
+// catalog and builds its search. Each field is checked once, by its
+// owner: the session the bounds of its engine (the budget's maximum, the
+// seconds, the workers), check.New (or check.Validate when the
+// session already refused the request) the strategy, the rest of the
+// budget and everything the catalog knows. Errors name the field.
 func (s *Session) Plan(req SearchRequest) (*Search, error) {
 	l := s.limits
 	b := req.Budget
-	// Every rejected field is reported: the bounds first, then what the
-	// catalog and the checker reject (a field once).
 	var errs scenario.Collector
-	switch req.Strategy {
-	case check.Random, check.PCT, check.BFS, check.DFS:
-	case "":
-		errs.Add("strategy", "is required: random, pct, bfs or dfs")
-	default:
-		errs.Add("strategy", "unknown strategy %q: random, pct, bfs or dfs", clip(req.Strategy, 20))
-	}
-	if b.States < 0 || (l.MaxSearchStates > 0 && b.States > l.MaxSearchStates) {
+	if l.MaxSearchStates > 0 && b.States > l.MaxSearchStates {
 		errs.Add("budget.states", "is %d, outside [0, %d]", b.States, l.MaxSearchStates)
 	}
-	if b.Runs < 0 || (l.MaxSearchRuns > 0 && b.Runs > l.MaxSearchRuns) {
+	if l.MaxSearchRuns > 0 && b.Runs > l.MaxSearchRuns {
 		errs.Add("budget.runs", "is %d, outside [0, %d]", b.Runs, l.MaxSearchRuns)
 	}
 	if !(b.Seconds >= 0) || (l.MaxSearchSeconds > 0 && b.Seconds > l.MaxSearchSeconds) {
@@ -135,17 +131,14 @@ func (s *Session) Plan(req SearchRequest) (*Search, error) {
 			errs.Add("workers", "is %d, outside [0, %d] (0: one per CPU)", req.Workers, w)
 		}
 	}
-	if req.Seed > scenario.MaxSeed {
-		errs.Add("seed", "is %d, above the largest allowed seed %d", req.Seed, uint64(scenario.MaxSeed))
-	}
 	if errs.Len() > 0 {
-		_, err := check.New(s.reg, check.Config{Scenario: req.Scenario, Preset: req.Preset, Variant: req.Variant, Params: req.Params,
-			Property: req.Property, Strategy: check.Random})
+		// Every rejected field is reported: the check's too, without
+		// building the search (a field once).
 		seen := map[string]bool{}
 		for _, fe := range scenario.AllFieldErrors(errs.Err()) {
 			seen[fe.Field] = true
 		}
-		for _, fe := range scenario.AllFieldErrors(err) {
+		for _, fe := range scenario.AllFieldErrors(check.Validate(s.reg, req.Config())) {
 			if !seen[fe.Field] {
 				errs.Add(fe.Field, "%s", fe.Msg)
 			}
@@ -163,7 +156,7 @@ func (s *Session) Plan(req SearchRequest) (*Search, error) {
 	if err != nil {
 		return nil, AsError(err, "")
 	}
-	return &Search{x: x, budget: ProgressBudget(x.Config()), seconds: seconds}, nil
+	return NewSearch(x, seconds), nil
 }
 
 // ProgressBudget is the budget a search's progress counts towards: its
@@ -238,7 +231,6 @@ type Search struct {
 	s           *Session
 	id          string
 	x           *check.Explorer
-	budget      int
 	seconds     float64
 	cancelled   bool
 	req         SearchRequest
@@ -296,6 +288,13 @@ type Hooks struct {
 	// reports its progress (nil: the explorer's Step, on the caller's
 	// goroutine).
 	Step func(x *check.Explorer, n int) check.Progress
+	// Cancelled reports whether the transport stopped the search (a
+	// request's context, a signal); nil: only the session's cancel.
+	Cancelled func() bool
+	// Found receives the result once, when the search first finds a
+	// counterexample, before shrinking it (a transport that must not lose
+	// it keeps it then).
+	Found func(check.Result)
 }
 
 // Stepper is a pipe that runs a search's work on several goroutines
@@ -317,9 +316,13 @@ const (
 )
 
 // Run steps the search until it ends, is cancelled or runs out of time,
-// and forgets it in its session.
+// and forgets it in its session. It is the one stepping loop of every
+// transport: the session's pipes, the server's search jobs and the
+// command line.
 func (q *Search) Run(h Hooks) SearchResult {
-	defer delete(q.s.searches, q.id)
+	if q.s != nil {
+		defer delete(q.s.searches, q.id)
+	}
 	deadline := time.Duration(q.seconds * float64(time.Second))
 	lastReport := time.Duration(0)
 	slice := 1
@@ -328,32 +331,50 @@ func (q *Search) Run(h Hooks) SearchResult {
 	if step == nil {
 		step = (*check.Explorer).Step
 	}
+	found := false
 	for {
 		t0 := h.Elapsed()
 		p := step(q.x, slice)
 		now := h.Elapsed()
-		slice = NextSlice(slice, now-t0)
+		slice = nextSlice(slice, now-t0)
+		if p.Found && !found && h.Found != nil {
+			found = true
+			h.Found(q.x.Result())
+		}
 		if p.Done {
 			break
 		}
 		if h.Progress != nil && now-lastReport >= progressEvery {
 			lastReport = now
-			h.Progress(SearchProgress{Progress: p, Budget: q.budget})
+			h.Progress(SearchProgress{Progress: p, Budget: ProgressBudget(q.x.Config())})
 		}
 		if h.Yield != nil {
 			h.Yield()
 		}
-		if q.cancelled {
+		if q.cancelled || (h.Cancelled != nil && h.Cancelled()) {
 			res.Cancelled = true
 			break
 		}
-		if h.Elapsed() >= deadline {
+		if q.seconds > 0 && h.Elapsed() >= deadline {
 			res.TimedOut = true
 			break
 		}
 	}
 	res.Result = q.x.Result()
+	switch {
+	case res.Cancelled:
+		res.Stop = check.LimitStop(check.StopCancel, 0)
+	case res.TimedOut:
+		res.Stop = check.LimitStop(check.StopSeconds, q.seconds)
+	}
 	return res
+}
+
+// NewSearch is a search of x that a transport steps with Run, stopped
+// after seconds of its clock (0: no time limit): the command line's, whose
+// explorer comes from a check.Config its flags wrote.
+func NewSearch(x *check.Explorer, seconds float64) *Search {
+	return &Search{x: x, seconds: seconds}
 }
 
 // Explorer is the search's explorer, for a transport that steps it on
@@ -363,9 +384,9 @@ func (q *Search) Explorer() *check.Explorer { return q.x }
 // Seconds is the search's time budget.
 func (q *Search) Seconds() float64 { return q.seconds }
 
-// NextSlice adapts the work per Step call towards the slice target, given
+// nextSlice adapts the work per Step call towards the slice target, given
 // how long the last slice took.
-func NextSlice(cur int, took time.Duration) int {
+func nextSlice(cur int, took time.Duration) int {
 	switch {
 	case took < sliceTarget/4:
 		return min(cur*2, maxSlice)

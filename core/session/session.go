@@ -1,9 +1,7 @@
 package session
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -74,7 +72,7 @@ func (s *Session) cursorOn(tl *timeline.Timeline) *timeline.Cursor {
 
 // runInfo is what the session remembers of a run it opened.
 type runInfo struct {
-	spec       scenario.RunSpec
+	spec       scenario.Normal
 	parent     *timeline.Branch
 	children   []string
 	violations int
@@ -211,14 +209,7 @@ func decode(args json.RawMessage, v any) error {
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
-	dec := json.NewDecoder(bytes.NewReader(args))
-	dec.DisallowUnknownFields()
-	dec.UseNumber()
-	err := dec.Decode(v)
-	var nested *scenario.FieldError
-	if !errors.As(err, &nested) {
-		err = scenario.DecodeStrict(args, v)
-	}
+	err := scenario.DecodeStrict(args, v)
 	if err == nil {
 		return nil
 	}
@@ -268,27 +259,30 @@ func (s *Session) Open(a OpenArgs) (scenario.Summary, error) {
 }
 
 // Normalize validates a spec against the catalog and the session's
-// limits. Its errors are the catalog's field errors, named as in a spec
-// (every rejected field). It reads only the session's configuration, so
-// it may be called concurrently (as Plan may).
-func (s *Session) Normalize(spec scenario.RunSpec) (scenario.RunSpec, error) {
-	ns, _, err := s.reg.Normalize(spec)
+// limits, once: what it returns is what every later step (the memory
+// estimate, the recording) takes and trusts. Its errors are the catalog's
+// field errors, named as in a spec (every rejected field). It reads only
+// the session's configuration, so it may be called concurrently (as Plan
+// may).
+func (s *Session) Normalize(spec scenario.RunSpec) (scenario.Normal, error) {
+	n, err := s.reg.Check(spec)
 	if err != nil {
-		return ns, err
+		return n, err
 	}
-	if max := s.limits.MaxRunSteps; max > 0 && ns.MaxSteps > max {
+	if ns := n.Spec(); s.limits.MaxRunSteps > 0 && ns.MaxSteps > s.limits.MaxRunSteps {
+		max := s.limits.MaxRunSteps
 		what := "is"
 		if spec.MaxSteps == 0 {
 			what = "defaults (from preset " + ns.Preset + ") to"
 		}
-		return ns, &scenario.FieldError{Field: "maxSteps", Msg: fmt.Sprintf("maxSteps %s %d, above this server's limit of %d steps per run", what, ns.MaxSteps, max)}
+		return scenario.Normal{}, &scenario.FieldError{Field: "maxSteps", Msg: fmt.Sprintf("maxSteps %s %d, above this server's limit of %d steps per run", what, ns.MaxSteps, max)}
 	}
-	return ns, nil
+	return n, nil
 }
 
 // remember keeps a run's spec (and the fork edge it came from) so that
 // its id resolves in this session.
-func (s *Session) remember(ns scenario.RunSpec, parent *timeline.Branch, violations int) {
+func (s *Session) remember(ns scenario.Normal, parent *timeline.Branch, violations int) {
 	id := ns.ID()
 	if info, ok := s.known[id]; ok {
 		if parent != nil && info.parent == nil && parent.Parent != id && !s.descends(parent.Parent, id) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/racetrack-sim/racetrack/core/catalog"
+	"github.com/racetrack-sim/racetrack/core/check"
 	"github.com/racetrack-sim/racetrack/core/scenario"
 	"github.com/racetrack-sim/racetrack/core/session"
 	"github.com/racetrack-sim/racetrack/core/sim"
@@ -278,7 +279,7 @@ func TestCacheBounds(t *testing.T) {
 	if page.Total == 0 || cache.Len() != 2 {
 		t.Fatalf("the evicted run answered %+v; cache holds %d", page, cache.Len())
 	}
-	tl, err := session.Record(reg, mustNormalize(t, philoSpec(1)))
+	tl, err := session.Record(mustCheck(t, philoSpec(1)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,12 +299,12 @@ func TestCacheBounds(t *testing.T) {
 	}
 }
 
-func mustNormalize(t *testing.T, spec scenario.RunSpec) scenario.RunSpec {
-	ns, _, err := reg.Normalize(spec)
+func mustCheck(t *testing.T, spec scenario.RunSpec) scenario.Normal {
+	n, err := reg.Check(spec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ns
+	return n
 }
 
 func TestRunLimit(t *testing.T) {
@@ -364,7 +365,7 @@ func TestSearchDefaultsAndCancel(t *testing.T) {
 	c := &clock{tick: time.Millisecond}
 	var reports int
 	res := search(t, s, "a", req, session.Hooks{Elapsed: c.elapsed, Progress: func(session.SearchProgress) { reports++ }})
-	if !res.Found || res.Counterexample == nil || res.Cancelled || res.TimedOut {
+	if !res.Found || res.Counterexample == nil || res.Cancelled || res.TimedOut || res.Stop.Reason != check.StopFound {
 		t.Fatalf("bfs on the philosophers: %+v", res)
 	}
 	if !res.Reductions.Sleep || !res.Reductions.Symmetry {
@@ -386,7 +387,7 @@ func TestSearchDefaultsAndCancel(t *testing.T) {
 			}
 		}
 	}})
-	if !res.Cancelled || res.Runs == 0 || res.Runs >= 1_000_000 {
+	if !res.Cancelled || res.Runs == 0 || res.Runs >= 1_000_000 || res.Stop.Reason != check.StopCancel {
 		t.Fatalf("cancelled search: %+v", res)
 	}
 	gone := call[session.Cancelled](t, s, "cancel", map[string]any{"id": "c"})
@@ -397,8 +398,11 @@ func TestSearchDefaultsAndCancel(t *testing.T) {
 	// The time budget is the transport's clock.
 	rnd.Budget.Seconds = 1
 	res = search(t, s, "e", rnd, session.Hooks{Elapsed: (&clock{tick: 100 * time.Millisecond}).elapsed})
-	if !res.TimedOut || res.Cancelled {
+	if !res.TimedOut || res.Cancelled || res.Stop != (check.Stop{Reason: check.StopSeconds, Limit: 1, Raise: "budget.seconds", Message: "stopped at 1s: raise budget.seconds"}) {
 		t.Fatalf("search past its seconds: %+v", res)
+	}
+	if res.Verdict != check.VerdictNone {
+		t.Fatalf("search past its seconds: verdict %q, want %q", res.Verdict, check.VerdictNone)
 	}
 }
 
@@ -455,5 +459,42 @@ func TestPlayFrames(t *testing.T) {
 	}
 	if e := callErr(t, s, "play", fmt.Sprintf(`{"run":%q,"speed":-1}`, sum.ID)); e.Field != "speed" {
 		t.Fatalf("negative speed: %+v", e)
+	}
+}
+
+// Every field of a refused search request is reported once, by the
+// check that owns it: the session's bounds (seconds), the checker's
+// strategy and budget, the catalog's property.
+func TestPlanReportsEachFieldOnce(t *testing.T) {
+	s := newSession()
+	_, err := s.Plan(session.SearchRequest{Scenario: "dining-philosophers", Strategy: "nope", Property: "nope",
+		Budget: session.SearchBudget{Seconds: -1, States: -5}})
+	count := map[string]int{}
+	for _, fe := range scenario.AllFieldErrors(err) {
+		count[fe.Field]++
+	}
+	want := map[string]int{"budget.seconds": 1, "strategy": 1, "budget.states": 1, "property": 1}
+	if len(count) != len(want) {
+		t.Fatalf("fields %v, want %v (%v)", count, want, err)
+	}
+	for f, n := range want {
+		if count[f] != n {
+			t.Fatalf("fields %v, want %v (%v)", count, want, err)
+		}
+	}
+}
+
+// A search request is decoded strictly once: an unknown or repeated key
+// inside the budget is still named with its path.
+func TestSearchRequestBudgetDecodedStrictly(t *testing.T) {
+	for body, field := range map[string]string{
+		`{"scenario":"dining-philosophers","strategy":"bfs","budget":{"states":1,"nope":2}}`:   "budget.nope",
+		`{"scenario":"dining-philosophers","strategy":"bfs","budget":{"states":1,"states":2}}`: "budget.states",
+	} {
+		_, err := session.DecodeSearchRequest([]byte(body))
+		var e *session.Error
+		if !errors.As(err, &e) || e.Field != field || e.Code != session.CodeBadRequest {
+			t.Fatalf("%s: %v, want a bad request naming %s", body, err, field)
+		}
 	}
 }

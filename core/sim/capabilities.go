@@ -40,6 +40,19 @@ type Capabilities[M Model] struct {
 	// allocation per slice it owns.
 	CloneInto func(m M, dst Model) Model
 
+	// AppendState appends the model's state to buf for the state codec
+	// (Codec) in place of its reflective default; DecodeState, called on
+	// a Clone of the codec's template model, makes it the state that
+	// AppendState wrote, which is all of b, and returns an error for bad
+	// bytes (never panics). They go together.
+	AppendState func(m M, buf []byte) ([]byte, error)
+	DecodeState func(m M, b []byte) error
+	// PayloadTypes lists one value of each type a message payload (or a
+	// model field of interface type) may hold: an encoded state names a
+	// payload's type by its place among them, sorted by type name. A
+	// model that sends messages needs it for the codec.
+	PayloadTypes func(m M) []any
+
 	// Symmetries lists permutations of interchangeable processes and
 	// mutexes (the identity not needed) that map every behaviour to a
 	// behaviour and the searched properties to themselves; with the
@@ -102,6 +115,15 @@ func (c Capabilities[M]) Erase() *Capabilities[Model] {
 	if f := c.CloneInto; f != nil {
 		e.CloneInto = func(m, dst Model) Model { return f(m.(M), dst) }
 	}
+	if f := c.AppendState; f != nil {
+		e.AppendState = func(m Model, buf []byte) ([]byte, error) { return f(m.(M), buf) }
+	}
+	if f := c.DecodeState; f != nil {
+		e.DecodeState = func(m Model, b []byte) error { return f(m.(M), b) }
+	}
+	if f := c.PayloadTypes; f != nil {
+		e.PayloadTypes = func(m Model) []any { return f(m.(M)) }
+	}
 	if f := c.Symmetries; f != nil {
 		e.Symmetries = func(m Model, w *World) []Permutation { return f(m.(M), w) }
 	}
@@ -128,6 +150,8 @@ func (c *Capabilities[M]) Check() error {
 	switch {
 	case (c.Symmetries == nil) != (c.HashPermuted == nil):
 		return fmt.Errorf("sim: capabilities of %s: Symmetries and HashPermuted go together", c.model)
+	case (c.AppendState == nil) != (c.DecodeState == nil):
+		return fmt.Errorf("sim: capabilities of %s: AppendState and DecodeState go together", c.model)
 	case c.ProcSignature != nil && c.Symmetries == nil:
 		return fmt.Errorf("sim: capabilities of %s: ProcSignature needs Symmetries", c.model)
 	}

@@ -82,6 +82,10 @@ type lockSets interface {
 	MayTouch(w *World, p ProcID) []MutexID
 }
 
+type payloadLister interface {
+	PayloadTypes() []any
+}
+
 // MethodCapabilities translates the deprecated optional interfaces m
 // implements into a declaration: what World reads for a model registered
 // without one. A test may compare it with a model's declaration to find
@@ -102,6 +106,9 @@ func MethodCapabilities(m Model) *Capabilities[Model] {
 	}
 	if _, ok := m.(ModelRecycler); ok {
 		c.CloneInto = func(m, dst Model) Model { return m.(ModelRecycler).CloneInto(dst) }
+	}
+	if _, ok := m.(payloadLister); ok {
+		c.PayloadTypes = func(m Model) []any { return m.(payloadLister).PayloadTypes() }
 	}
 	if _, ok := m.(symmetricModel); ok {
 		c.Symmetries = func(m Model, w *World) []Permutation { return m.(symmetricModel).Symmetries(w) }

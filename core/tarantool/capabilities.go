@@ -8,4 +8,6 @@ var capabilities = sim.Capabilities[*Model]{
 	Restart:  (*Model).Restart,
 	Describe: (*Model).Describe,
 	View:     (*Model).View,
+
+	PayloadTypes: (*Model).PayloadTypes,
 }

@@ -17,15 +17,18 @@ const (
 )
 
 // EstimateBytes is the memory the timeline of spec will hold at most,
-// computed before it is recorded: every step of the budget taken, one
-// message per step, a snapshot every `every` steps. The world is built
-// (not run) to learn its width; errors are the spec's.
+// computed before it is recorded (Pending.Bytes). The world is built (not
+// run) to learn its width; errors are the spec's.
 func EstimateBytes(reg *scenario.Registry, spec scenario.RunSpec, every int) (int64, error) {
-	ns, sc, w, err := reg.Build(spec, scenario.Options{})
+	n, err := reg.Check(spec)
 	if err != nil {
 		return 0, err
 	}
-	return traceBytes(len(w.Procs()), ns.MaxSteps, ns.MaxSteps, ns.MaxSteps, every, sc.CostOf(scenario.Values(ns.Params))), nil
+	p, err := Prepare(n, Options{SnapshotEvery: every})
+	if err != nil {
+		return 0, err
+	}
+	return p.Bytes(), nil
 }
 
 // Bytes estimates the memory the timeline holds, from what it recorded.

@@ -80,13 +80,52 @@ type Timeline struct {
 
 // Record runs spec with tracing and keeps what a debugger needs.
 func Record(reg *scenario.Registry, spec scenario.RunSpec, opt Options) (*Timeline, error) {
-	every := opt.SnapshotEvery
-	if every <= 0 {
-		every = DefaultSnapshotEvery
-	}
-	ns, sc, w, err := reg.Build(spec, scenario.Options{Trace: true})
+	n, err := reg.Check(spec)
 	if err != nil {
 		return nil, err
+	}
+	p, err := Prepare(n, opt)
+	if err != nil {
+		return nil, err
+	}
+	return p.Record()
+}
+
+// Pending is a run about to be recorded: its spec checked, its model and
+// world built (not run), so its memory is known before it runs (Bytes)
+// and the same world is recorded (Record).
+type Pending struct {
+	n   scenario.Normal
+	opt Options
+	w   *sim.World
+}
+
+// Prepare builds the traced world of a checked spec.
+func Prepare(n scenario.Normal, opt Options) (*Pending, error) {
+	if opt.SnapshotEvery <= 0 {
+		opt.SnapshotEvery = DefaultSnapshotEvery
+	}
+	w, err := n.World(scenario.Options{Trace: true})
+	if err != nil {
+		return nil, err
+	}
+	return &Pending{n: n, opt: opt, w: w}, nil
+}
+
+// Bytes is the memory the timeline will hold at most: every step of the
+// budget taken, one message per step, a snapshot every SnapshotEvery
+// steps.
+func (p *Pending) Bytes() int64 {
+	ns, sc := p.n.Spec(), p.n.Scenario()
+	return traceBytes(len(p.w.Procs()), ns.MaxSteps, ns.MaxSteps, ns.MaxSteps, p.opt.SnapshotEvery, sc.CostOf(scenario.Values(ns.Params)))
+}
+
+// Record runs the world and keeps what a debugger needs. Call it once.
+func (p *Pending) Record() (*Timeline, error) {
+	ns, sc, w, opt, every := p.n.Spec(), p.n.Scenario(), p.w, p.opt, p.opt.SnapshotEvery
+	p.w = nil
+	if w == nil {
+		return nil, errors.New("timeline: a pending run recorded twice")
 	}
 	tl := &Timeline{id: ns.ID(), spec: ns, sc: sc, every: every, parent: opt.Parent, untimed: w.Untimed()}
 	tl.procs = append([]sim.Proc(nil), w.Procs()...)

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/racetrack-sim/racetrack/core/catalog"
 	"github.com/racetrack-sim/racetrack/core/check"
 	"github.com/racetrack-sim/racetrack/core/scenario"
 	"github.com/racetrack-sim/racetrack/core/session"
@@ -102,8 +101,8 @@ func (f *searchFlags) apply(fs *flag.FlagSet, cfg *check.Config) error {
 	return nil
 }
 
-func searchCmd(ctx context.Context, e *env, args []string) int {
-	fs := newFlags("search", "[-config JSON|@FILE] [-scenario S -preset P -variant V -param k=v] [-strategy random|pct|bfs|dfs] [-property P] [budget flags] [-store DIR] [-json] [-profile]",
+func searchCmd(ctx context.Context, e *Env, args []string) int {
+	fs := e.Flags("search", "[-config JSON|@FILE] [-scenario S -preset P -variant V -param k=v] [-strategy random|pct|bfs|dfs] [-property P] [budget flags] [-store DIR] [-json] [-profile]",
 		"Searches the schedules of a scenario for a violation and shrinks the counterexample. The config\n"+
 			"is the JSON body of POST /api/v1/searches; the flags override its fields.")
 	config := fs.String("config", "", "the search config as JSON, or @FILE")
@@ -115,7 +114,7 @@ func searchCmd(ctx context.Context, e *env, args []string) int {
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	natsURL := fs.String("nats", "", "run the search on the workers of this NATS cluster (random, pct, bfs; racetrack worker joins one)")
 	profile := fs.Bool("profile", false, "instead of searching, profile a bounded bfs (-states, default 20,000): the view fields and processes with the most distinct values, and new states by depth")
-	if code := parse(fs, e, args); code >= 0 {
+	if code := e.Parse(fs, args); code >= 0 {
 		return code
 	}
 	// The config is decoded as the server decodes a search request
@@ -127,12 +126,12 @@ func searchCmd(ctx context.Context, e *env, args []string) int {
 			req, err = session.DecodeSearchRequest(data)
 		}
 		if err != nil {
-			return fail(e, "search", exitUsage, fmt.Errorf("-config: %w", err))
+			return e.Fail("search", ExitUsage, fmt.Errorf("-config: %w", err))
 		}
 	}
 	set := setFlags(fs)
 	if req.Distributed && *natsURL == "" {
-		return fail(e, "search", exitUsage, errors.New("-config: distributed needs -nats URL (racetrack worker joins a cluster)"))
+		return e.Fail("search", ExitUsage, fmt.Errorf("-config: distributed needs -nats URL (%s worker joins a cluster)", e.Name))
 	}
 	timeout := *sfl.timeout
 	if !set["timeout"] && req.Budget.Seconds > 0 {
@@ -147,12 +146,12 @@ func searchCmd(ctx context.Context, e *env, args []string) int {
 		cfg.Property = *property
 	}
 	if err := sfl.apply(fs, &cfg); err != nil {
-		return fail(e, "search", exitUsage, err)
+		return e.Fail("search", ExitUsage, err)
 	}
 	if *profile {
 		for _, f := range []string{"strategy", "store", "nats"} {
 			if set[f] && (f != "strategy" || cfg.Strategy != check.BFS) {
-				return fail(e, "search", exitUsage, fmt.Errorf("-profile runs a bfs and prints its profile; it takes no -%s", f))
+				return e.Fail("search", ExitUsage, fmt.Errorf("-profile runs a bfs and prints its profile; it takes no -%s", f))
 			}
 		}
 		return profileCmd(e, cfg, *asJSON)
@@ -162,91 +161,94 @@ func searchCmd(ctx context.Context, e *env, args []string) int {
 
 // search runs cfg to its end (or the timeout), prints the result and
 // stores it; the exit code is the verdict.
-func search(ctx context.Context, e *env, cmd string, cfg check.Config, timeout time.Duration, store string, asJSON bool, natsURL string, args []string) int {
+func search(ctx context.Context, e *Env, cmd string, cfg check.Config, timeout time.Duration, store string, asJSON bool, natsURL string, args []string) int {
 	if cfg.Scenario == "" {
-		return fail(e, cmd, exitUsage, errors.New("-scenario (or a -config naming one) is required; racetrack list shows the scenarios"))
+		return e.Fail(cmd, ExitUsage, fmt.Errorf("-scenario (or a -config naming one) is required; %s list shows the scenarios", e.Name))
 	}
-	reg := catalog.New()
+	reg := e.reg
 	x, err := check.New(reg, cfg)
 	if err != nil {
-		code := exitFailure
+		code := ExitFailure
 		if errors.Is(err, scenario.ErrInvalid) || errors.Is(err, check.ErrUnsupported) {
-			code = exitUsage
+			code = ExitUsage
 		}
-		return fail(e, cmd, code, err)
-	}
-	if timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, timeout)
-		defer cancel()
+		return e.Fail(cmd, code, err)
 	}
 	start := time.Now()
-	stopped := false
 	var res check.Result
+	var stop stopBy
 	if natsURL != "" {
-		res, err = distributedSearch(ctx, reg, natsURL, x.Config())
-		if err != nil && ctx.Err() == nil && res.Error == "" {
-			return fail(e, cmd, exitFailure, err)
+		dctx := ctx
+		if timeout > 0 {
+			var cancel context.CancelFunc
+			dctx, cancel = context.WithTimeout(ctx, timeout)
+			defer cancel()
 		}
-		stopped = ctx.Err() != nil
+		res, err = distributedSearch(dctx, e.reg, natsURL, x.Config())
+		if err != nil && dctx.Err() == nil && res.Error == "" {
+			return e.Fail(cmd, ExitFailure, err)
+		}
+		stop = stopBy{timeout: dctx.Err() != nil && ctx.Err() == nil, signal: ctx.Err() != nil}
+		res.Stop = check.FinalStop(res)
 	} else {
 		parallel.TuneGCForExhaustive(x.Config().Strategy)
-		for !parallel.Step(x, 256, x.Config().Workers).Done {
-			if ctx.Err() != nil {
-				stopped = true
-				break
-			}
-		}
-		res = x.Result()
+		r := session.NewSearch(x, timeout.Seconds()).Run(session.Hooks{
+			Elapsed: func() time.Duration { return time.Since(start) },
+			Step: func(x *check.Explorer, n int) check.Progress {
+				return parallel.Step(x, n, x.Config().Workers)
+			},
+			Cancelled: func() bool { return ctx.Err() != nil },
+		})
+		res, stop = r.Result, stopBy{timeout: r.TimedOut, signal: r.Cancelled}
 		// A model the strategy cannot search (a value drawn from too many
 		// options) is bad input, found once the search meets it.
 		if err := x.Err(); errors.Is(err, check.ErrUnsupported) {
-			return fail(e, cmd, exitUsage, err)
+			return e.Fail(cmd, ExitUsage, err)
 		}
 	}
 	elapsed := time.Since(start)
 	sc, _ := reg.Lookup(x.Config().Scenario)
-	code := searchCode(sc, res, stopped)
+	code := searchCode(sc, res, stop.timeout || stop.signal)
 	if asJSON {
-		enc := json.NewEncoder(e.stdout)
+		enc := json.NewEncoder(e.Stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(res); err != nil {
-			return fail(e, cmd, exitFailure, err)
+			return e.Fail(cmd, ExitFailure, err)
 		}
 	} else {
-		printSearch(e, x.Config(), res, stopped, elapsed)
+		printSearch(e, x.Config(), res, stop, timeout, elapsed)
 	}
 	if store != "" {
 		if err := storeSearch(e, reg, store, x.Config(), res, code, args); err != nil {
-			return fail(e, cmd, exitFailure, err)
+			return e.Fail(cmd, ExitFailure, err)
 		}
 	}
 	return code
 }
 
 // profileCmd prints the state-space profile of cfg's preset.
-func profileCmd(e *env, cfg check.Config, asJSON bool) int {
+func profileCmd(e *Env, cfg check.Config, asJSON bool) int {
 	if cfg.Scenario == "" {
-		return fail(e, "search", exitUsage, errors.New("-scenario (or a -config naming one) is required; racetrack list shows the scenarios"))
+		return e.Fail("search", ExitUsage, fmt.Errorf("-scenario (or a -config naming one) is required; %s list shows the scenarios", e.Name))
 	}
-	p, err := check.ProfileSearch(catalog.New(), cfg)
+	p, err := check.ProfileSearch(e.reg, cfg)
 	if err != nil {
-		code := exitFailure
+		code := ExitFailure
 		if errors.Is(err, scenario.ErrInvalid) || errors.Is(err, check.ErrUnsupported) {
-			code = exitUsage
+			code = ExitUsage
 		}
-		return fail(e, "search", code, err)
+		return e.Fail("search", code, err)
 	}
 	if asJSON {
-		enc := json.NewEncoder(e.stdout)
+		enc := json.NewEncoder(e.Stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(p); err != nil {
-			return fail(e, "search", exitFailure, err)
+			return e.Fail("search", ExitFailure, err)
 		}
-		return exitHolds
+		return ExitHolds
 	}
-	fmt.Fprint(e.stdout, p.Text(0))
-	return exitHolds
+	fmt.Fprint(e.Stdout, p.Text(0))
+	return ExitHolds
 }
 
 // distributedSearch runs cfg on the workers of the NATS cluster at url.
@@ -271,46 +273,58 @@ func searchCode(sc *scenario.Scenario, res check.Result, stopped bool) int {
 	case res.Found:
 		return violationCode(sc, res.Property)
 	case res.Error != "":
-		return exitFailure
+		return ExitFailure
 	case stopped:
-		return exitBudget
+		return ExitBudget
 	case (res.Strategy == check.BFS || res.Strategy == check.DFS) && !res.Exhaustive:
-		return exitBudget
+		return ExitBudget
 	}
-	return exitHolds
+	return ExitHolds
 }
 
-func printSearch(e *env, cfg check.Config, res check.Result, stopped bool, elapsed time.Duration) {
+// stopBy says what stopped a search before its end: -timeout or a
+// signal.
+type stopBy struct{ timeout, signal bool }
+
+// budgetFlags name the flag that raises each limit a result can name.
+var budgetFlags = map[string]string{"budget.states": "-states", "budget.runs": "-runs", "budget.depth": "-depth", "budget.horizonMs": "-horizon"}
+
+func printSearch(e *Env, cfg check.Config, res check.Result, stop stopBy, timeout, elapsed time.Duration) {
 	prop := res.Property
 	if prop == "" {
 		prop = "any property"
 	}
-	fmt.Fprintf(e.stdout, "search %s %s/%s/%s for %s: %s\n", res.Strategy, cfg.Scenario, cfg.Preset, cfg.Variant, prop, res.Verdict)
-	fmt.Fprintf(e.stdout, "  %d states, %d transitions, %d runs, depth %d, %.1f s\n", res.States, res.Transitions, res.Runs, res.Depth, elapsed.Seconds())
-	if stopped {
-		fmt.Fprintln(e.stdout, "  stopped by -timeout or a signal before the search finished")
+	fmt.Fprintf(e.Stdout, "search %s %s/%s/%s for %s: %s\n", res.Strategy, cfg.Scenario, cfg.Preset, cfg.Variant, prop, res.Verdict)
+	fmt.Fprintf(e.Stdout, "  %d states, %d transitions, %d runs, depth %d, %.1f s\n", res.States, res.Transitions, res.Runs, res.Depth, elapsed.Seconds())
+	switch {
+	case stop.timeout:
+		fmt.Fprintf(e.Stdout, "  stopped by -timeout at %v before the search finished: raise -timeout\n", timeout)
+	case stop.signal:
+		fmt.Fprintln(e.Stdout, "  stopped by a signal before the search finished")
+	case res.Stop.Raise != "" && !res.Found:
+		fmt.Fprintf(e.Stdout, "  %s (%s)\n", res.Stop.Message, budgetFlags[res.Stop.Raise])
 	}
 	if res.Error != "" {
-		fmt.Fprintf(e.stdout, "  error: %s\n", res.Error)
+		fmt.Fprintf(e.Stdout, "  error: %s\n", res.Error)
 	}
 	if res.Found && res.Counterexample != nil {
-		fmt.Fprintf(e.stdout, "  VIOLATED %s at step %d: %s\n", res.Property, res.Step+1, res.Violation)
+		fmt.Fprintf(e.Stdout, "  VIOLATED %s at step %d: %s\n", res.Property, res.Step+1, res.Violation)
 		b, _ := json.Marshal(res.Counterexample)
-		fmt.Fprintf(e.stdout, "  counterexample (%d choices, shrunk from %d): racetrack run -spec '%s'\n", res.Length, res.OriginalLength, b)
+		fmt.Fprintf(e.Stdout, "  counterexample (%d choices, shrunk from %d): %s run -spec '%s'\n", res.Length, res.OriginalLength, e.Name, b)
 	}
 }
 
 // storeSearch writes the search's folder: its result in summary.json and
 // the counterexample's run, when there is one.
-func storeSearch(e *env, reg *scenario.Registry, dir string, cfg check.Config, res check.Result, code int, args []string) error {
+func storeSearch(e *Env, reg *scenario.Registry, dir string, cfg check.Config, res check.Result, code int, args []string) error {
 	payload := map[string]any{"search": res, "config": cfg}
 	if res.Counterexample == nil {
 		path, err := runFolder(e, dir, scenario.RunSpec{Scenario: cfg.Scenario, Preset: cfg.Preset, Variant: cfg.Variant})
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stderr, "stored in %s\n", path)
-		return writeSummary(path, payload, code, args)
+		fmt.Fprintf(e.Stderr, "stored in %s\n", path)
+		return writeSummary(e, path, payload, code, args)
 	}
 	tl, err := timeline.Record(reg, *res.Counterexample, timeline.Options{})
 	if err != nil {

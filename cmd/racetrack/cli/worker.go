@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -6,12 +6,11 @@ import (
 	"os"
 	"strings"
 
-	"github.com/racetrack-sim/racetrack/core/catalog"
 	"github.com/racetrack-sim/racetrack/internal/cluster"
 )
 
-func workerCmd(ctx context.Context, e *env, args []string) int {
-	fs := newFlags("worker", "-nats URL [-workers N] [-nats-user NAME] [-nats-password-file FILE] [-nats-ca FILE]",
+func workerCmd(ctx context.Context, e *Env, args []string) int {
+	fs := e.Flags("worker", "-nats URL [-workers N] [-nats-user NAME] [-nats-password-file FILE] [-nats-ca FILE]",
 		"Joins the NATS cluster at URL (a server started with -nats-listen, or the cluster it uses\n"+
 			"with -nats) and runs its distributed searches until interrupted. The password is the\n"+
 			"worker password the server printed (or was given); it is read from -nats-password-file\n"+
@@ -21,16 +20,16 @@ func workerCmd(ctx context.Context, e *env, args []string) int {
 	user := fs.String("nats-user", cluster.WorkerUser, "the NATS user to connect as ($"+cluster.EnvUser+")")
 	pwFile := fs.String("nats-password-file", "", "a file holding the NATS password (default: $"+cluster.EnvPassword+")")
 	ca := fs.String("nats-ca", "", "a PEM file of the authority that signed the NATS server's certificate (default: $"+cluster.EnvCA+", else the system's)")
-	if code := parse(fs, e, args); code >= 0 {
+	if code := e.Parse(fs, args); code >= 0 {
 		return code
 	}
 	if *url == "" {
 		fs.Usage()
-		return exitUsage
+		return ExitUsage
 	}
 	if *workers < 0 {
-		e.stderr.Write([]byte("racetrack worker: -workers cannot be negative\n"))
-		return exitUsage
+		fmt.Fprintf(e.Stderr, "%s worker: -workers cannot be negative\n", e.Name)
+		return ExitUsage
 	}
 	auth := cluster.AuthFromEnv(cluster.WorkerUser)
 	if os.Getenv(cluster.EnvUser) == "" {
@@ -42,15 +41,15 @@ func workerCmd(ctx context.Context, e *env, args []string) int {
 	if *pwFile != "" {
 		b, err := os.ReadFile(*pwFile)
 		if err != nil {
-			return fail(e, "worker", exitUsage, fmt.Errorf("-nats-password-file: %w", err))
+			return e.Fail("worker", ExitUsage, fmt.Errorf("-nats-password-file: %w", err))
 		}
 		auth.Password = strings.TrimSpace(string(b))
 	}
 	if auth.Password == "" {
-		return fail(e, "worker", exitUsage, fmt.Errorf("no NATS password: give the worker password the server printed in $%s or -nats-password-file", cluster.EnvPassword))
+		return e.Fail("worker", ExitUsage, fmt.Errorf("no NATS password: give the worker password the server printed in $%s or -nats-password-file", cluster.EnvPassword))
 	}
-	if err := cluster.RunWorkers(ctx, catalog.New(), *url, auth, *workers, cluster.Options{}); err != nil {
-		return fail(e, "worker", exitFailure, err)
+	if err := cluster.RunWorkers(ctx, e.reg, *url, auth, *workers, cluster.Options{}); err != nil {
+		return e.Fail("worker", ExitFailure, err)
 	}
-	return exitHolds
+	return ExitHolds
 }

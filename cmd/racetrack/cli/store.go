@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"encoding/json"
@@ -22,7 +22,7 @@ func storeTime() (string, error) {
 
 // runFolder creates <dir>/<scenario>/<preset>-<variant>/<time>/ and points
 // the folder's sibling "latest" at it.
-func runFolder(e *env, dir string, spec scenario.RunSpec) (string, error) {
+func runFolder(e *Env, dir string, spec scenario.RunSpec) (string, error) {
 	stamp, err := e.now()
 	if err != nil {
 		return "", err

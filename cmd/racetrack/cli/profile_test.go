@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"encoding/json"
@@ -17,13 +17,13 @@ import (
 func TestSearchProfile(t *testing.T) {
 	args := []string{"search", "-scenario", "broker-hw-truncation", "-preset", "lossy", "-variant", "leader-epoch", "-param", "records=2", "-profile"}
 	code, out, errOut := racetrack(t, args...)
-	require.Equal(t, exitHolds, code, errOut)
+	require.Equal(t, ExitHolds, code, errOut)
 	assert.Contains(t, out, "profile bfs broker-hw-truncation/lossy/leader-epoch: 939 states (every state within the depth bound)\n")
 	assert.Contains(t, out, "fields by distinct values:\n         6  b1: log\n")
 	assert.Contains(t, out, "processes by distinct local states:\n        56  b1\n        36  b0\n")
 
 	code, out, errOut = racetrack(t, append(args, "-json")...)
-	require.Equal(t, exitHolds, code, errOut)
+	require.Equal(t, ExitHolds, code, errOut)
 	var p check.Profile
 	require.NoError(t, json.Unmarshal([]byte(out), &p))
 	assert.Equal(t, check.FieldProfile{Group: "b1", Field: "log", Distinct: 6}, p.Fields[0])
@@ -37,7 +37,7 @@ func TestSearchProfile(t *testing.T) {
 		{[]string{"-store", t.TempDir()}, "takes no -store"},
 	} {
 		code, _, errOut = racetrack(t, append([]string{"search", "-scenario", "dining-philosophers", "-profile"}, c.args...)...)
-		assert.Equal(t, exitUsage, code, "%q", c.args)
+		assert.Equal(t, ExitUsage, code, "%q", c.args)
 		assert.Contains(t, errOut, c.say, "%q", c.args)
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"github.com/racetrack-sim/racetrack/core/scenario"
@@ -7,12 +7,12 @@ import (
 
 // verdicts name the exit codes in the summaries.
 var verdicts = map[int]string{
-	exitHolds:    "holds",
-	exitFailure:  "failed",
-	exitDeadlock: "deadlock",
-	exitSafety:   "safety violation",
-	exitLiveness: "liveness violation",
-	exitBudget:   "budget exhausted without a verdict",
+	ExitHolds:    "holds",
+	ExitFailure:  "failed",
+	ExitDeadlock: "deadlock",
+	ExitSafety:   "safety violation",
+	ExitLiveness: "liveness violation",
+	ExitBudget:   "budget exhausted without a verdict",
 }
 
 // violationCode is the exit code of a violation of the named property of
@@ -24,17 +24,17 @@ func violationCode(sc *scenario.Scenario, property string) int {
 		}
 		switch p.Kind {
 		case sim.KindNoDeadlock:
-			return exitDeadlock
+			return ExitDeadlock
 		case sim.KindEventually:
-			return exitLiveness
+			return ExitLiveness
 		default:
-			return exitSafety
+			return ExitSafety
 		}
 	}
 	if property == sim.NoDeadlockName {
-		return exitDeadlock
+		return ExitDeadlock
 	}
-	return exitSafety
+	return ExitSafety
 }
 
 // firstViolation is the first violation in vs of property ("" = any).

@@ -1,21 +1,22 @@
-package main
+package cli
 
 import (
 	"runtime/debug"
 	"strings"
 )
 
-// version is the module version `go install …@version` stamped into the
-// binary, or, for a build from a checkout, the commit it was built from.
-func version() string {
+// version is the program's name and its main module's version `go
+// install …@version` stamped into the binary, or, for a build from a
+// checkout, the commit it was built from.
+func version(name string) string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
-		return "racetrack (no build information)"
+		return name + " (no build information)"
 	}
-	return describe(bi)
+	return describe(name, bi)
 }
 
-func describe(bi *debug.BuildInfo) string {
+func describe(name string, bi *debug.BuildInfo) string {
 	v := bi.Main.Version
 	if v == "" {
 		v = "(devel)"
@@ -32,7 +33,7 @@ func describe(bi *debug.BuildInfo) string {
 			dirty = s.Value == "true"
 		}
 	}
-	parts := []string{"racetrack", v}
+	parts := []string{name, v}
 	if rev != "" {
 		if len(rev) > 12 {
 			rev = rev[:12]

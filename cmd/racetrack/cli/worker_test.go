@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -28,15 +28,15 @@ func TestWorkerAndDistributedSearch(t *testing.T) {
 	done := make(chan int, 1)
 	go func() {
 		var out bytes.Buffer
-		done <- cli(ctx, []string{"worker", "-nats", node.ClientURL(), "-workers", "2", "-nats-password-file", pwFile}, &env{stdout: &out, stderr: &out})
+		done <- (&Program{Name: "racetrack", Registry: catalog.New()}).Run(ctx, []string{"worker", "-nats", node.ClientURL(), "-workers", "2", "-nats-password-file", pwFile}, &out, &out)
 	}()
 	args := []string{"search", "-scenario", "dining-philosophers", "-preset", "lock-level", "-variant", "buggy", "-strategy", "random", "-seed", "2", "-runs", "300", "-json"}
 	code, local, _ := racetrack(t, args...)
 	dcode, dist, derr := racetrack(t, append(args, "-nats", node.ClientURL())...)
 	stop()
-	assert.Equal(t, exitHolds, <-done, "the worker ends cleanly on interrupt")
+	assert.Equal(t, ExitHolds, <-done, "the worker ends cleanly on interrupt")
 	assert.Equal(t, code, dcode, "%s", derr)
-	assert.Equal(t, exitDeadlock, dcode)
+	assert.Equal(t, ExitDeadlock, dcode)
 	assert.JSONEq(t, local, dist)
 }
 
@@ -48,16 +48,16 @@ func TestWorkerNeedsThePassword(t *testing.T) {
 	defer node.Close()
 	t.Setenv(cluster.EnvPassword, "")
 	code, _, errOut := racetrack(t, "worker", "-nats", node.ClientURL())
-	assert.Equal(t, exitUsage, code)
+	assert.Equal(t, ExitUsage, code)
 	assert.Contains(t, errOut, "no NATS password")
 	t.Setenv(cluster.EnvPassword, "not-the-password-of-the-worker")
 	code, _, errOut = racetrack(t, "worker", "-nats", node.ClientURL())
-	assert.Equal(t, exitFailure, code)
+	assert.Equal(t, ExitFailure, code)
 	assert.Contains(t, errOut, "Authorization Violation")
 }
 
 func TestWorkerNeedsNATS(t *testing.T) {
 	code, _, errOut := racetrack(t, "worker")
-	assert.Equal(t, exitUsage, code)
+	assert.Equal(t, ExitUsage, code)
 	assert.Contains(t, errOut, "-nats")
 }

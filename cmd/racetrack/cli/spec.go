@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -58,7 +58,7 @@ func addSpecFlags(fs *flag.FlagSet, baseName string, withBudgets bool) *specFlag
 	if baseName != "" {
 		f.base = fs.String(baseName, "", "the RunSpec as JSON, or @FILE to read it from FILE (the flags below override its fields)")
 	}
-	f.scenario = fs.String("scenario", "", "scenario id (racetrack list shows them)")
+	f.scenario = fs.String("scenario", "", "scenario id (the list command shows them)")
 	f.preset = fs.String("preset", "", "preset id (default: the scenario's first)")
 	f.variant = fs.String("variant", "", "variant id (default: the scenario's first, the buggy one)")
 	f.seed = fs.Uint64("seed", 0, "seed of the run's choices")
@@ -91,7 +91,7 @@ func (f *specFlags) spec(fs *flag.FlagSet) (scenario.RunSpec, error) {
 		s.MaxTime = *f.maxTime
 	}
 	if s.Scenario == "" {
-		return s, fmt.Errorf("-scenario (or a -spec naming one) is required; racetrack list shows the scenarios")
+		return s, fmt.Errorf("-scenario (or a -spec naming one) is required; list shows the scenarios")
 	}
 	return s, nil
 }
