@@ -140,7 +140,11 @@ func sessionErrorOf(err error) error {
 	case "gone":
 		code = session.CodeNotFound
 	}
-	return &session.Error{Code: code, Field: p.Field, Message: p.msg}
+	msg := p.msg
+	if code == session.CodeBusy && p.retryAfter > 0 {
+		msg += fmt.Sprintf(" (retry after %d s)", p.retryAfter) // a temporary shortage: retryable
+	}
+	return &session.Error{Code: code, Field: p.Field, Message: msg}
 }
 
 // writeError renders err. A *Problem or *scenario.FieldError is the

@@ -15,7 +15,7 @@ import (
 func (s *Server) routes() http.Handler {
 	r := chi.NewRouter()
 	r.Use(middleware.RequestID, withLogger(s.log), recoverer, s.observe, securityHeaders,
-		s.checkHost, s.crossOrigin, requireJSON, limitBody(s.cfg.MaxBodyBytes))
+		s.checkHost, s.authenticate, s.crossOrigin, requireJSON, limitBody(s.cfg.MaxBodyBytes))
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, notFound("path", "no route for path %s", r.URL.Path))
 	})

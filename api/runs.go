@@ -76,8 +76,18 @@ func (s *Server) newRun(spec scenario.RunSpec) (*recording, error) {
 // the timeline holds) until its last holder drops it. The world it
 // estimates from is the one it records: the model is built once.
 func (s *Server) execute(n scenario.Normal) (rec *recording, err error) {
+	return s.executeFor(context.Background(), n)
+}
+
+// executeFor is execute for a client that may leave: the recording stops
+// as soon as ctx ends (a session socket that disconnected).
+func (s *Server) executeFor(ctx context.Context, n scenario.Normal) (rec *recording, err error) {
+	if ctx.Err() != nil {
+		return nil, errors.Join(errClientClosed, context.Cause(ctx))
+	}
 	var watched *watchedRun // set once the memory is reserved
-	pending, err := timeline.Prepare(n, timeline.Options{SnapshotEvery: session.SnapshotEvery, Continue: func() bool { return watched.alive() }})
+	alive := func() bool { return ctx.Err() == nil && watched.alive() }
+	pending, err := timeline.Prepare(n, timeline.Options{SnapshotEvery: session.SnapshotEvery, Continue: alive})
 	if err != nil {
 		return nil, err
 	}
@@ -100,6 +110,9 @@ func (s *Server) execute(n scenario.Normal) (rec *recording, err error) {
 	defer s.unwatchRun(watched)
 	tl, err := pending.Record()
 	if errors.Is(err, timeline.ErrStopped) {
+		if ctx.Err() != nil {
+			return nil, errors.Join(errClientClosed, context.Cause(ctx))
+		}
 		return nil, watched.refusal()
 	}
 	if err != nil {

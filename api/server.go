@@ -73,6 +73,10 @@ type Config struct {
 
 	ExportSlots int // exports written at once, default GOMAXPROCS; more get 429
 
+	// Auth, when set, requires a token of every request (a server
+	// reachable from other machines); nil: none (loopback).
+	Auth *Auth
+
 	// Cluster runs distributed searches ("distributed": true); nil: the
 	// server refuses them.
 	Cluster Cluster
@@ -81,6 +85,9 @@ type Config struct {
 	StreamWriteTimeout time.Duration // default 5s: a client slower than this is cut off
 	StreamPing         time.Duration // default 15s
 	StreamQueue        int           // messages queued per stream, default 16
+	// SessionIdle closes a session socket that sent no request and had
+	// none in flight for this long, default 5 minutes.
+	SessionIdle time.Duration
 }
 
 func (c *Config) defaults() {
@@ -92,6 +99,9 @@ func (c *Config) defaults() {
 	}
 	if c.HeapLimit <= 0 {
 		c.HeapLimit = c.MemoryBudget / 4 * 5
+	}
+	if c.SessionIdle <= 0 {
+		c.SessionIdle = 5 * time.Minute
 	}
 	if c.MaxBodyBytes <= 0 {
 		c.MaxBodyBytes = 1 << 20

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -38,17 +39,18 @@ const (
 // (a search or a playback hands it over between slices and frames), and
 // every reply goes through the socket's bounded send queue.
 func (s *Server) sessionStream(w http.ResponseWriter, r *http.Request) {
-	c, ctx, cancel, done, ok := s.openStream(w, r, "session")
+	c, ctx, cancel, done, ok := s.openStreamHolding(w, r, "session", 0)
 	if !ok {
 		return
 	}
 	defer done()
 	c.SetReadLimit(-1) // the reader bounds messages itself, and answers
 	out := newOutbox(sessionQueue)
-	runs := &serverRuns{s: s}
+	runs := &serverRuns{s: s, ctx: ctx}
 	defer runs.dropAll()
 	conn := &sessionConn{s: s, ctx: ctx, out: out, start: time.Now(), inflight: make(chan struct{}, sessionInflight),
 		sess: session.New(session.Config{Registry: s.reg, Runs: runs, Limits: s.sessionLimits()})}
+	conn.lastRequest.Store(time.Now().UnixNano())
 	writerDone := make(chan struct{})
 	var writeErr error
 	go func() {
@@ -66,6 +68,11 @@ func (s *Server) sessionStream(w http.ResponseWriter, r *http.Request) {
 	go func() {
 		defer wg.Done()
 		cancel(conn.readLoop(c, &wg))
+	}()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		conn.closeWhenIdle(ctx, cancel)
 	}()
 	<-ctx.Done()
 	<-writerDone
@@ -90,6 +97,8 @@ type sessionConn struct {
 
 	mu   sync.Mutex // held while the session serves a request
 	sess *session.Session
+	// lastRequest is when the last request came (unix nanoseconds).
+	lastRequest atomic.Int64
 }
 
 // readLoop reads requests until the connection ends and returns why.
@@ -131,6 +140,7 @@ func (sc *sessionConn) readLoop(c *websocket.Conn, wg *sync.WaitGroup) error {
 		if !sc.out.waitRoom(sc.ctx, sessionQueue/2, sc.s.cfg.StreamWriteTimeout) {
 			return errSlowClient
 		}
+		sc.lastRequest.Store(time.Now().UnixNano())
 		req, rerr := session.DecodeRequest(b)
 		if rerr != nil {
 			if !sc.send(session.Reply(req.ID, nil, rerr)) {
@@ -166,6 +176,15 @@ func (sc *sessionConn) serve(req session.Request) {
 			sc.mu.Unlock()
 		}
 	}()
+	if sc.ctx.Err() != nil {
+		return // the client left while this request waited: drop it
+	}
+	req, release, err := sc.admit(req)
+	if err != nil {
+		sc.send(session.Reply(req.ID, nil, sessionErrorOf(err)))
+		return
+	}
+	defer release()
 	sc.sess.Serve(req, &sessionPipe{sc: sc, locked: &locked})
 }
 
@@ -282,6 +301,7 @@ func (p *sessionPipe) Wait(d time.Duration) bool {
 // them when the socket ends.
 type serverRuns struct {
 	s    *Server
+	ctx  context.Context // the socket's: a recording stops when it leaves
 	mu   sync.Mutex
 	held []*recording // most recent last
 }
@@ -290,7 +310,7 @@ type serverRuns struct {
 const heldRuns = 4
 
 func (r *serverRuns) Get(n scenario.Normal) (*timeline.Timeline, error) {
-	rec, err := r.s.timelines.get(n.ID(), func() (*recording, error) { return r.s.execute(n) })
+	rec, err := r.s.timelines.get(n.ID(), func() (*recording, error) { return r.s.executeFor(r.ctx, n) })
 	if err != nil {
 		return nil, sessionErrorOf(err)
 	}

@@ -94,28 +94,35 @@ func (s *Server) getFind(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) getLayout(w http.ResponseWriter, r *http.Request) {
-	if d, ok := s.layoutWindow(w, r); ok {
+	if d, release, ok := s.layoutWindow(w, r); ok {
+		defer release()
 		writeJSON(w, http.StatusOK, d)
 	}
 }
 
 // layoutWindow is the display list of the diagram window a request
 // names (GET layout as JSON, GET diagram.svg as SVG); when there is none,
-// it writes the problem and returns false.
-func (s *Server) layoutWindow(w http.ResponseWriter, r *http.Request) (*viz.Display, bool) {
+// it writes the problem and returns false. The window's memory is
+// reserved before it is drawn, until release (after the answer is
+// written).
+func (s *Server) layoutWindow(w http.ResponseWriter, r *http.Request) (*viz.Display, func(), bool) {
 	rec, ok := s.runFromPath(w, r)
 	if !ok {
-		return nil, false
+		return nil, nil, false
 	}
 	from, to, err := window(r, rec)
 	if err == nil {
-		var d *viz.Display
-		if d, err = session.Layout(rec.tl, from, to); err == nil {
-			return d, true
+		var mem *grant
+		if mem, err = s.reserveView(from, to); err == nil {
+			var d *viz.Display
+			if d, err = session.Layout(rec.tl, from, to); err == nil {
+				return d, mem.release, true
+			}
+			mem.release()
 		}
 	}
 	writeError(w, r, err)
-	return nil, false
+	return nil, nil, false
 }
 
 func (s *Server) getCharts(w http.ResponseWriter, r *http.Request) {
@@ -147,10 +154,11 @@ func window(r *http.Request, rec *recording) (int, int, error) {
 }
 
 func (s *Server) getDiagram(w http.ResponseWriter, r *http.Request) {
-	d, ok := s.layoutWindow(w, r)
+	d, release, ok := s.layoutWindow(w, r)
 	if !ok {
 		return
 	}
+	defer release()
 	w.Header().Set("Content-Type", "image/svg+xml")
 	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
 	_, _ = w.Write(viz.SVG(d))

@@ -307,7 +307,14 @@ func (s *Server) streamContext() (context.Context, context.CancelCauseFunc) {
 // a context that ends with the server. The caller defers done, which ends
 // the context, uncounts the stream and closes the connection.
 func (s *Server) openStream(w http.ResponseWriter, r *http.Request, kind string) (c *websocket.Conn, ctx context.Context, cancel context.CancelCauseFunc, done func(), ok bool) {
-	mem, err := s.mem.reserve(kindStream, streamBytes, memoryHint{what: "a stream"})
+	return s.openStreamHolding(w, r, kind, streamBytes)
+}
+
+// openStreamHolding opens a stream that holds bytes of the memory budget
+// while it is open (a session socket holds none: it reserves per
+// request, so an idle one costs nothing).
+func (s *Server) openStreamHolding(w http.ResponseWriter, r *http.Request, kind string, bytes int64) (c *websocket.Conn, ctx context.Context, cancel context.CancelCauseFunc, done func(), ok bool) {
+	mem, err := s.mem.reserve(kindStream, bytes, memoryHint{what: "a stream"})
 	if err != nil {
 		writeError(w, r, err)
 		return nil, nil, nil, nil, false

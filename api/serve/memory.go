@@ -47,7 +47,7 @@ func parseBytes(s string) (int64, error) {
 }
 
 // machineMemory is the memory this process may use: the machine's, or
-// its cgroup's limit when that is lower; 0 when neither can be read.
+// its own cgroup's limit when that is lower; 0 when neither can be read.
 func machineMemory() int64 {
 	total := int64(0)
 	if f, err := os.Open("/proc/meminfo"); err == nil {
@@ -61,12 +61,8 @@ func machineMemory() int64 {
 		}
 		_ = f.Close()
 	}
-	for _, p := range []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"} {
-		if b, err := os.ReadFile(p); err == nil {
-			if lim, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil && lim > 0 && (total == 0 || lim < total) {
-				total = lim
-			}
-		}
+	if lim := cgroupMemoryLimit(); lim > 0 && (total == 0 || lim < total) {
+		total = lim
 	}
 	return total
 }

@@ -19,6 +19,7 @@ package serve
 
 import (
 	"context"
+	"crypto/tls"
 	"embed"
 	"errors"
 	"flag"
@@ -43,7 +44,7 @@ import (
 )
 
 // Usage is the one-line synopsis of the server's flags.
-const Usage = "[-addr HOST:PORT] [-data FILE] [-allow-origin PATTERNS] [-allowed-hosts NAMES] [-memory-budget SIZE] [-max-run-steps N] [-static DIR] [-wasm DIR] [-nats URL | -nats-listen HOST:PORT] [-nats-workers N] [-nats-replicas R] [-nats-lost-after DURATION]"
+const Usage = "[-addr HOST:PORT] [-data FILE] [-allow-origin PATTERNS] [-allowed-hosts NAMES] [-memory-budget SIZE] [-max-run-steps N] [-static DIR] [-wasm DIR] [-nats URL | -nats-listen HOST:PORT] [-nats-workers N] [-nats-replicas R] [-nats-lost-after DURATION] [-nats-tls-cert FILE -nats-tls-key FILE] [-nats-worker-password-file FILE] [-nats-password-file FILE] [-nats-ca FILE] [-nats-max-disk SIZE] [-tls-cert FILE -tls-key FILE] [-token-file FILE] [-read-only-token-file FILE] [-protect-probes] [-insecure] [-session-idle DURATION]"
 
 // Config is what a server binary fixes at build time; the command line
 // sets the rest.
@@ -101,6 +102,10 @@ func Run(ctx context.Context, cfg Config, name string, args []string, logOut io.
 	natsWorkers := fs.Int("nats-workers", 0, "search workers this server runs for the cluster (0: one per CPU; -1: none)")
 	natsReplicas := fs.Int("nats-replicas", 1, "replicas of the JetStream streams the server creates (3 on a NATS cluster of three)")
 	natsLostAfter := fs.Duration("nats-lost-after", 30*time.Second, "how long a distributed search waits for an unreachable NATS cluster before it fails with the reason")
+	sessionIdle := fs.Duration("session-idle", 5*time.Minute, "close a session WebSocket that sent no request and had none running for this long")
+	nf := natsFlags(fs)
+	af := authFlags(fs)
+	insecure := fs.Bool("insecure", false, "serve plain text (HTTP, NATS) on an address other machines reach; without it such an address needs -tls-cert/-tls-key (and -nats-tls-cert/-nats-tls-key for -nats-listen)")
 	fs.Usage = func() {
 		out := fs.Output()
 		_, _ = io.WriteString(out, "usage: "+name+" "+Usage+"\n\nServes the v1 API, its session WebSocket and search streams, and the page.\n\n")
@@ -121,6 +126,10 @@ func Run(ctx context.Context, cfg Config, name string, args []string, logOut io.
 			return &UsageError{Msg: "-wasm " + quote(*wasmDir) + ": no app.wasm there"}
 		}
 		wasm = os.DirFS(*wasmDir)
+	}
+	access, err := af.resolve(*addr, *insecure)
+	if err != nil {
+		return err
 	}
 	budget, err := memoryBudget(*memFlag)
 	if err != nil {
@@ -147,20 +156,27 @@ func Run(ctx context.Context, cfg Config, name string, args []string, logOut io.
 	if *natsURL != "" && *natsListen != "" {
 		return &UsageError{Msg: "-nats and -nats-listen exclude each other: -nats-listen is for the embedded server"}
 	}
+	if *sessionIdle < time.Second || *sessionIdle > 24*time.Hour {
+		return &UsageError{Msg: "-session-idle must be between 1s and 24h"}
+	}
 	if *natsReplicas < 1 || *natsReplicas > 5 {
 		return &UsageError{Msg: "-nats-replicas must be between 1 and 5"}
 	}
 	if *natsLostAfter < time.Second || *natsLostAfter > 24*time.Hour {
 		return &UsageError{Msg: "-nats-lost-after must be between 1s and 24h"}
 	}
-	node, err := cluster.StartNode(cfg.Registry, cluster.NodeOptions{URL: *natsURL, Dir: *data + ".jetstream", Listen: *natsListen, Workers: *natsWorkers,
-		Options: cluster.Options{Replicas: *natsReplicas, LostAfter: *natsLostAfter}})
+	nodeOpts := cluster.NodeOptions{URL: *natsURL, Dir: *data + ".jetstream", Listen: *natsListen, Workers: *natsWorkers,
+		Options: cluster.Options{Replicas: *natsReplicas, LostAfter: *natsLostAfter}}
+	if err := nf.apply(&nodeOpts, budget, *insecure); err != nil {
+		return err
+	}
+	node, err := cluster.StartNode(cfg.Registry, nodeOpts)
 	if err != nil {
 		return err
 	}
 	defer node.Close()
 	if u := node.ClientURL(); u != "" {
-		logger.Info("NATS for workers", "url", u)
+		nf.announce(logger, node)
 	}
 
 	srv, err := api.New(api.Config{
@@ -174,6 +190,8 @@ func Run(ctx context.Context, cfg Config, name string, args []string, logOut io.
 		Static:       files,
 		MaxRunSteps:  *maxRunSteps,
 		Cluster:      node,
+		Auth:         access.auth,
+		SessionIdle:  *sessionIdle,
 	})
 	if err != nil {
 		return err
@@ -182,6 +200,10 @@ func Run(ctx context.Context, cfg Config, name string, args []string, logOut io.
 	if err != nil {
 		_ = srv.Shutdown(context.Background())
 		return err
+	}
+	scheme := "http://"
+	if access.tls != nil {
+		ln, scheme = tls.NewListener(ln, access.tls), "https://"
 	}
 	hs := &http.Server{
 		Handler:           srv.Handler(),
@@ -192,7 +214,8 @@ func Run(ctx context.Context, cfg Config, name string, args []string, logOut io.
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
-	logger.Info("serving", "addr", "http://"+ln.Addr().String(), "data", *data, "memoryBudget", budget)
+	logger.Info("serving", "addr", scheme+ln.Addr().String(), "data", *data, "memoryBudget", budget)
+	access.announce(logger, ln.Addr().String())
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- hs.Serve(ln) }()
 	if ready != nil {

@@ -73,7 +73,7 @@ func BenchmarkBFS(b *testing.B) {
 			}
 			var redelivered atomic.Int64
 			for i := 0; i < workers; i++ {
-				p := startWorkerProcess(b, emb.ClientURL(), false, &redelivered)
+				p := startWorkerProcess(b, emb, false, &redelivered)
 				defer p.kill()
 			}
 			var states int

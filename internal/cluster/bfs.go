@@ -63,6 +63,7 @@ func (s *bfsSearch) run(ctx context.Context) (check.Result, error) {
 		}
 		s.bytes += len(data)
 	}
+	audit := newBFSAudit(s, root)
 	frontier := 1
 	for level := 0; ; level++ {
 		o.Depth = level
@@ -89,6 +90,11 @@ func (s *bfsSearch) run(ctx context.Context) (check.Result, error) {
 				}
 			}
 		}
+		if found == nil {
+			if err := audit.expanded(level, got); err != nil {
+				return s.fail(ctx, o, err)
+			}
+		}
 		if found != nil {
 			x, err := s.e.Expand(found.s, func(check.BFSState) {})
 			if err != nil || x.Found == nil {
@@ -104,11 +110,14 @@ func (s *bfsSearch) run(ctx context.Context) (check.Result, error) {
 		frontier = 0
 		for _, r := range got {
 			if r.Error != "" {
-				o.Error = r.Error
+				o.Error = fmt.Sprintf("cluster: worker %q failed a merge: %s", r.Worker, r.Error)
 				return s.e.Result(o), nil
 			}
 			o.States += r.New
 			frontier += r.Kept
+		}
+		if err := audit.merged(ctx, level+1, got); err != nil {
+			return s.fail(ctx, o, err)
 		}
 		if frontier == 0 {
 			o.Done = true
@@ -140,8 +149,8 @@ func (s *bfsSearch) fail(ctx context.Context, o check.Outcome, err error) (check
 func (s *bfsSearch) phase(ctx context.Context, kind string, level int) ([]rangeResult, error) {
 	c := s.c
 	for p := 0; p < s.parts; p++ {
-		data, _ := json.Marshal(task{Kind: kind, Search: s.id, Level: level, Part: p, Parts: s.parts, Config: s.cfg})
 		msgID := fmt.Sprintf("%s.%s.%d.%d", s.id, kind, level, p)
+		data, _ := json.Marshal(task{Kind: kind, Search: s.id, Level: level, Part: p, Parts: s.parts, Config: s.cfg, Token: c.token(msgID)})
 		ack, err := c.publish(ctx, workSubject+s.id, data, msgID)
 		if err != nil {
 			return nil, err
@@ -160,8 +169,10 @@ func (s *bfsSearch) phase(ctx context.Context, kind string, level int) ([]rangeR
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case r := <-s.results:
-			if r.Kind != kind || r.Level != level || r.Part < 0 || r.Part >= s.parts || have[r.Part] {
-				continue
+			if r.Kind != kind || r.Level != level || r.Part < 0 || r.Part >= s.parts || have[r.Part] ||
+				!c.tokenOK(fmt.Sprintf("%s.%s.%d.%d", s.id, kind, level, r.Part), r.Token) ||
+				r.Transitions < 0 || r.New < 0 || r.Kept < 0 || r.New > r.Kept {
+				continue // not this task's answer, or not from the worker handed it
 			}
 			got[r.Part], have[r.Part] = r, true
 			s.bytes += r.Bytes

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/racetrack-sim/racetrack/core/check"
@@ -297,28 +298,8 @@ func (w *Worker) readAll(ctx context.Context, filter string, f func(jetstream.Ms
 }
 
 func readStream(ctx context.Context, js jetstream.JetStream, filter string, f func(jetstream.Msg) error) error {
-	st, err := js.Stream(ctx, bfsStream)
-	if err != nil {
-		return err
-	}
-	info, err := st.Info(ctx, jetstream.WithSubjectFilter(filter))
-	if err != nil {
-		return err
-	}
-	var total uint64
-	for _, n := range info.State.Subjects {
-		total += n
-	}
-	if total == 0 {
-		return nil
-	}
-	// An ephemeral consumer for this one read, deleted after it (one left
-	// behind by a crash goes away after InactiveThreshold).
-	cons, err := st.CreateConsumer(ctx, jetstream.ConsumerConfig{
-		FilterSubject: filter, AckPolicy: jetstream.AckNonePolicy, DeliverPolicy: jetstream.DeliverAllPolicy,
-		InactiveThreshold: time.Minute, MemoryStorage: true,
-	})
-	if err != nil {
+	st, total, cons, err := openRead(ctx, js, filter)
+	if err != nil || total == 0 {
 		return err
 	}
 	defer func() {
@@ -326,20 +307,32 @@ func readStream(ctx context.Context, js jetstream.JetStream, filter string, f fu
 		defer stop()
 		_ = st.DeleteConsumer(dctx, cons.CachedInfo().Name)
 	}()
-	for read := uint64(0); read < total; {
+	for read, tries := uint64(0), 0; read < total; {
 		batch, err := cons.Fetch(int(min(total-read, 256)), jetstream.FetchMaxWait(5*time.Second))
-		if err != nil {
-			return err
-		}
 		got := 0
-		for m := range batch.Messages() {
-			got++
-			if err := f(m); err != nil {
-				return err
+		if err == nil {
+			for m := range batch.Messages() {
+				got++
+				if err := f(m); err != nil {
+					return err
+				}
+			}
+			if got == 0 {
+				err = batch.Error()
 			}
 		}
-		if batch.Error() != nil && got == 0 {
-			return batch.Error()
+		if got == 0 && errors.Is(err, nats.ErrNoResponders) && tries < 20 {
+			// A new consumer of a replicated stream has no leader yet.
+			tries++
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(250 * time.Millisecond):
+			}
+			continue
+		}
+		if err != nil {
+			return err
 		}
 		if got == 0 {
 			return errShort
@@ -347,4 +340,49 @@ func readStream(ctx context.Context, js jetstream.JetStream, filter string, f fu
 		read += uint64(got)
 	}
 	return nil
+}
+
+// openRead counts the messages on filter and makes an ephemeral consumer
+// for reading them (one left behind by a crash goes away after
+// InactiveThreshold). A replicated stream whose leader is moving answers
+// "no responders" for a moment: that is retried for up to 5s here rather
+// than costing the task a redelivery after AckWait.
+func openRead(ctx context.Context, js jetstream.JetStream, filter string) (jetstream.Stream, uint64, jetstream.Consumer, error) {
+	for try := 0; ; try++ {
+		st, total, cons, err := openReadOnce(ctx, js, filter)
+		if err == nil || !errors.Is(err, nats.ErrNoResponders) || try == 20 {
+			return st, total, cons, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, 0, nil, ctx.Err()
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+func openReadOnce(ctx context.Context, js jetstream.JetStream, filter string) (jetstream.Stream, uint64, jetstream.Consumer, error) {
+	st, err := js.Stream(ctx, bfsStream)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	info, err := st.Info(ctx, jetstream.WithSubjectFilter(filter))
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	var total uint64
+	for _, n := range info.State.Subjects {
+		total += n
+	}
+	if total == 0 {
+		return st, 0, nil, nil
+	}
+	cons, err := st.CreateConsumer(ctx, jetstream.ConsumerConfig{
+		FilterSubject: filter, AckPolicy: jetstream.AckNonePolicy, DeliverPolicy: jetstream.DeliverAllPolicy,
+		InactiveThreshold: time.Minute, MemoryStorage: true,
+	})
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	return st, total, cons, nil
 }

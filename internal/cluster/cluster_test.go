@@ -48,23 +48,23 @@ func startClusterWith(t testing.TB, workers int, opts Options) *testCluster {
 	}
 	c := &testCluster{t: t, emb: emb, reg: catalog.New(), opts: opts}
 	t.Cleanup(c.stop)
-	for i := 0; i < workers; i++ {
-		c.addWorker()
-	}
 	nc, err := emb.Connect("coordinator")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(nc.Close)
-	if c.coord, err = NewCoordinator(nc, c.reg, c.opts); err != nil {
+	if c.coord, err = NewCoordinator(nc, c.reg, c.opts); err != nil { // makes the streams the workers wait for
 		t.Fatal(err)
+	}
+	for i := 0; i < workers; i++ {
+		c.addWorker()
 	}
 	return c
 }
 
 func (c *testCluster) addWorker() *Worker {
 	c.t.Helper()
-	nc, err := c.emb.Connect(fmt.Sprintf("worker-%d", len(c.workers)))
+	nc, err := c.emb.ConnectWorker(fmt.Sprintf("worker-%d", len(c.workers)))
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -408,7 +408,7 @@ func TestNodeWithRemoteWorkers(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- RunWorkers(ctx, reg, n.ClientURL(), 2, testOptions) }()
+	go func() { done <- RunWorkers(ctx, reg, n.ClientURL(), n.Embedded().WorkerAuth(), 2, testOptions) }()
 	cfg := check.Config{Scenario: "dining-philosophers", Preset: "lock-level", Variant: "buggy", Strategy: check.Random, Seed: 1, Budget: check.Budget{Runs: 50}}
 	dist, err := n.Search(context.Background(), cfg, nil)
 	cancel()

@@ -183,6 +183,15 @@ func appendSeen(b []byte, key, mask uint64, enc string) []byte {
 }
 
 func decodeSeen(b []byte, into *visitedSet) error {
+	return eachSeenMask(b, into.put)
+}
+
+// eachSeen passes each entry's fingerprint and encoding to f.
+func eachSeen(b []byte, f func(key uint64, enc string)) error {
+	return eachSeenMask(b, func(key uint64, enc string, _ uint64) { f(key, enc) })
+}
+
+func eachSeenMask(b []byte, f func(key uint64, enc string, mask uint64)) error {
 	r := &reader{b: b}
 	for len(r.b) > 0 && r.err == nil {
 		if len(r.b) < 8 {
@@ -193,7 +202,7 @@ func decodeSeen(b []byte, into *visitedSet) error {
 		m := r.uvarint(^uint64(0))
 		enc := r.str()
 		if r.err == nil {
-			into.put(k, enc, m)
+			f(k, enc, m)
 		}
 	}
 	return r.err

@@ -2,6 +2,10 @@ package cluster
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -27,6 +31,10 @@ type Coordinator struct {
 	opts Options
 	// lastBytes is what the tasks of the last bfs published.
 	lastBytes atomic.Int64
+	// secret keys the tasks' tokens and the audits' samples: a worker
+	// can neither answer a task it was not handed nor know which of its
+	// states the coordinator re-expands.
+	secret [32]byte
 }
 
 // NewCoordinator uses nc (the caller keeps it and closes it).
@@ -38,10 +46,35 @@ func NewCoordinator(nc *nats.Conn, reg *scenario.Registry, opts Options) (*Coord
 	}
 	ctx, stop := context.WithTimeout(context.Background(), 30*time.Second)
 	defer stop()
-	if _, err := ensureStreams(ctx, js, opts); err != nil {
-		return nil, err
+	// A cluster that is still forming (no JetStream leader yet, peers not
+	// all known) refuses the streams for a moment: try again until it
+	// takes them.
+	for {
+		_, err := ensureStreams(ctx, js, opts)
+		if err == nil {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(250 * time.Millisecond):
+		}
 	}
-	return &Coordinator{nc: nc, js: js, reg: reg, opts: opts}, nil
+	c := &Coordinator{nc: nc, js: js, reg: reg, opts: opts}
+	_, _ = rand.Read(c.secret[:]) // crypto/rand.Read never fails (Go 1.24+)
+	return c, nil
+}
+
+// token is the secret of the task with message id msgID.
+func (c *Coordinator) token(msgID string) string {
+	m := hmac.New(sha256.New, c.secret[:])
+	m.Write([]byte(msgID))
+	return hex.EncodeToString(m.Sum(nil)[:16])
+}
+
+// tokenOK reports whether a result carries its task's token.
+func (c *Coordinator) tokenOK(msgID, got string) bool {
+	return hmac.Equal([]byte(c.token(msgID)), []byte(got))
 }
 
 // LastBFSBytes is the data the tasks of the last bfs search published to
@@ -66,6 +99,17 @@ func (c *Coordinator) Search(ctx context.Context, cfg check.Config, progress fun
 		return check.Result{}, err
 	}
 	cfg = x.Config()
+	res, err := c.search(ctx, cfg, progress)
+	if errors.Is(err, context.DeadlineExceeded) && res.Error == "" {
+		// A search its time limit stopped has no verdict: never "done,
+		// found: false".
+		res.Error = fmt.Sprintf("cluster: timed out: the search's time limit ended it before it settled (%d runs, %d states so far); no verdict", res.Runs, res.States)
+		res.Verdict, res.Exhaustive = check.VerdictNone, false
+	}
+	return res, err
+}
+
+func (c *Coordinator) search(ctx context.Context, cfg check.Config, progress func(check.Progress)) (check.Result, error) {
 	switch cfg.Strategy {
 	case check.Random, check.PCT:
 		s := &swarm{c: c, cfg: cfg, id: nuid.Next(), progress: progress}
@@ -221,13 +265,21 @@ func (s *swarm) run(ctx context.Context) (check.Result, error) {
 	workers := workerWatch{c: c}
 	for {
 		if final, ok := s.settled(); ok {
+			for i := range s.ranges {
+				if final >= 0 && i > final {
+					break
+				}
+				if err := s.auditRange(i); err != nil {
+					return s.partial(err.Error()), err
+				}
+			}
 			return s.settle(final)
 		}
 		select {
 		case <-ctx.Done():
 			return s.partial(""), ctx.Err()
 		case r := <-results:
-			if _, dup := s.results[r.Index]; !dup && r.Index >= 0 && r.Index < len(s.ranges) {
+			if _, dup := s.results[r.Index]; !dup && s.valid(r) {
 				s.results[r.Index] = r
 				if s.progress != nil {
 					s.progress(s.prog())
@@ -263,6 +315,20 @@ func (s *swarm) run(ctx context.Context) (check.Result, error) {
 	}
 }
 
+// valid reports whether r answers one of the search's ranges, from the
+// worker that was handed it, within the range's bounds; anything else is
+// dropped (and the range waits for a true answer).
+func (s *swarm) valid(r rangeResult) bool {
+	if r.Index < 0 || r.Index >= len(s.ranges) || !s.c.tokenOK(s.id+"."+strconv.Itoa(r.Index), r.Token) {
+		return false
+	}
+	lo, hi := s.ranges[r.Index][0], s.ranges[r.Index][1]
+	if r.Runs < 0 || r.Runs > hi-lo || r.Depth < 0 {
+		return false
+	}
+	return !r.Found || (r.Run >= lo && r.Run < hi)
+}
+
 // maxRanges bounds the tasks of one search: larger budgets get larger
 // ranges (the answer does not depend on the range size).
 const maxRanges = 1024
@@ -272,7 +338,7 @@ const maxRanges = 1024
 func (s *swarm) queue(ctx context.Context) error {
 	futures := make([]jetstream.PubAckFuture, len(s.ranges))
 	for i, r := range s.ranges {
-		data, _ := json.Marshal(task{Kind: kindRuns, Search: s.id, Index: i, Lo: r[0], Hi: r[1], Config: s.cfg})
+		data, _ := json.Marshal(task{Kind: kindRuns, Search: s.id, Index: i, Lo: r[0], Hi: r[1], Config: s.cfg, Token: s.c.token(s.id + "." + strconv.Itoa(i))})
 		f, err := s.c.js.PublishAsync(workSubject+s.id, data, jetstream.WithMsgID(s.id+"."+strconv.Itoa(i)))
 		if err != nil {
 			return err
@@ -323,7 +389,7 @@ func (s *swarm) settle(final int) (check.Result, error) {
 		depth = max(depth, s.results[i].Depth)
 	}
 	if final >= 0 && s.results[final].Error != "" && !s.results[final].Found {
-		r := s.partial(s.results[final].Error)
+		r := s.partial(fmt.Sprintf("cluster: worker %q failed runs [%d, %d): %s", s.results[final].Worker, s.ranges[final][0], s.ranges[final][1], s.results[final].Error))
 		return r, nil
 	}
 	x, err := check.New(s.c.reg, s.cfg)

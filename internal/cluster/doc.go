@@ -60,4 +60,16 @@
 // says so; the server records the search as failed. So does a cluster
 // with no worker: tasks queued for LostAfter while no worker held one
 // or asked for one.
+//
+// # Trust
+//
+// Every connection authenticates as the account's coordinator or as a
+// worker (AccountConfig: a worker may only take tasks, read bfs data and
+// publish results and bfs data), and no worker's word becomes a verdict
+// unchecked: a result must carry its task's token, a claimed violation
+// is replayed, a bfs level's merges are checked against the data they
+// published and a secret sample of each partition is re-expanded on the
+// coordinator (bfsAudit), and one secret run of each seed range reported
+// clean is re-run (ErrForged otherwise). docs/security.md says what a
+// malicious worker can still do.
 package cluster

@@ -20,6 +20,12 @@ type NodeOptions struct {
 	Dir string
 	// Listen makes the embedded server accept other machines' workers.
 	Listen string
+	// Auth is how this node connects to the external cluster at URL (as
+	// the coordinator: its own workers connect with it too).
+	Auth ClientAuth
+	// Embedded configures the embedded server's users, TLS and limits
+	// (its Dir and Listen are the fields above).
+	Embedded EmbeddedOptions
 	// Workers is the number of workers this process runs (0: one per
 	// CPU; negative: none).
 	Workers int
@@ -39,14 +45,17 @@ type Node struct {
 // coordinator and the workers.
 func StartNode(reg *scenario.Registry, o NodeOptions) (*Node, error) {
 	n := &Node{}
-	connect := func(name string) (*nats.Conn, error) { return Dial(o.URL, name) }
+	connect := func(name string) (*nats.Conn, error) { return Dial(o.URL, name, o.Auth) }
+	connectWorker := connect
 	if o.URL == "" {
-		emb, err := StartEmbedded(EmbeddedOptions{Dir: o.Dir, Listen: o.Listen})
+		eo := o.Embedded
+		eo.Dir, eo.Listen = o.Dir, o.Listen
+		emb, err := StartEmbedded(eo)
 		if err != nil {
 			return nil, err
 		}
 		n.emb = emb
-		connect = emb.Connect
+		connect, connectWorker = emb.Connect, emb.ConnectWorker
 	}
 	var err error
 	if n.conn, err = connect("racetrack-coordinator"); err != nil {
@@ -63,7 +72,7 @@ func StartNode(reg *scenario.Registry, o NodeOptions) (*Node, error) {
 	}
 	for i := 0; i < workers; i++ {
 		name := fmt.Sprintf("racetrack-worker-%d", i)
-		nc, err := connect(name)
+		nc, err := connectWorker(name)
 		if err != nil {
 			n.Close()
 			return nil, err
@@ -93,6 +102,9 @@ func (n *Node) ClientURL() string {
 	return n.emb.ClientURL()
 }
 
+// Embedded is the embedded server (nil on an external cluster).
+func (n *Node) Embedded() *Embedded { return n.emb }
+
 // Close stops the workers, the coordinator's connection and the
 // embedded server.
 func (n *Node) Close() {
@@ -107,9 +119,9 @@ func (n *Node) Close() {
 	}
 }
 
-// RunWorkers joins the cluster at url with workers workers and runs them
-// until ctx ends: `racetrack worker`.
-func RunWorkers(ctx context.Context, reg *scenario.Registry, url string, workers int, opts Options) error {
+// RunWorkers joins the cluster at url with auth, runs workers workers
+// and runs them until ctx ends: `racetrack worker`.
+func RunWorkers(ctx context.Context, reg *scenario.Registry, url string, auth ClientAuth, workers int, opts Options) error {
 	if url == "" {
 		return errors.New("cluster: a worker needs the NATS URL of the cluster (-nats)")
 	}
@@ -124,7 +136,7 @@ func RunWorkers(ctx context.Context, reg *scenario.Registry, url string, workers
 	}()
 	for i := 0; i < workers; i++ {
 		name := fmt.Sprintf("racetrack-worker-%d", i)
-		nc, err := Dial(url, name)
+		nc, err := Dial(url, name, auth)
 		if err != nil {
 			return err
 		}

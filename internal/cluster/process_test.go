@@ -25,6 +25,7 @@ import (
 // it holds each task 50ms first, so that a kill lands inside one.
 const (
 	workerProcessEnv = "RACETRACK_TEST_WORKER_NATS"
+	workerSecretEnv  = "RACETRACK_TEST_WORKER_PASSWORD"
 	slowWorkerEnv    = "RACETRACK_TEST_WORKER_SLOW"
 )
 
@@ -48,7 +49,7 @@ func workerProcess(url string) int {
 			time.Sleep(50 * time.Millisecond)
 		}
 	}
-	if err := RunWorkers(context.Background(), catalog.New(), url, 1, opts); err != nil {
+	if err := RunWorkers(context.Background(), catalog.New(), url, ClientAuth{User: WorkerUser, Password: os.Getenv(workerSecretEnv)}, 1, opts); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
@@ -90,11 +91,11 @@ func (p *workerProc) Write(b []byte) (int, error) {
 	}
 }
 
-func startWorkerProcess(t testing.TB, url string, slow bool, redelivered *atomic.Int64) *workerProc {
+func startWorkerProcess(t testing.TB, emb *Embedded, slow bool, redelivered *atomic.Int64) *workerProc {
 	t.Helper()
 	p := &workerProc{ready: make(chan struct{}), task: make(chan struct{}, 1), redelivered: redelivered}
 	p.cmd = exec.Command(os.Args[0], "-test.run=^$")
-	p.cmd.Env = append(os.Environ(), workerProcessEnv+"="+url)
+	p.cmd.Env = append(os.Environ(), workerProcessEnv+"="+emb.ClientURL(), workerSecretEnv+"="+emb.Auth().Worker)
 	if slow {
 		p.cmd.Env = append(p.cmd.Env, slowWorkerEnv+"=1")
 	}
@@ -156,7 +157,7 @@ func TestKilledWorkerProcesses(t *testing.T) {
 	}
 	var redelivered atomic.Int64
 	for i := 0; i < 2; i++ {
-		p := startWorkerProcess(t, emb.ClientURL(), false, &redelivered)
+		p := startWorkerProcess(t, emb, false, &redelivered)
 		defer p.kill()
 	}
 
@@ -176,7 +177,7 @@ func TestKilledWorkerProcesses(t *testing.T) {
 	for _, cfg := range cfgs {
 		name := fmt.Sprintf("%s %s/%s/%s", cfg.Strategy, cfg.Scenario, cfg.Preset, cfg.Variant)
 		local := localSearch(t, reg, cfg)
-		victim := startWorkerProcess(t, emb.ClientURL(), true, &redelivered)
+		victim := startWorkerProcess(t, emb, true, &redelivered)
 		delay := time.Duration(rng.IntN(40_000)) * time.Microsecond
 		type answer struct {
 			r   check.Result

@@ -49,6 +49,9 @@ type task struct {
 	Part   int          `json:"part,omitempty"`
 	Parts  int          `json:"parts,omitempty"`
 	Config check.Config `json:"config"`
+	// Token is this task's secret: its result must carry it, so only a
+	// worker the queue handed the task to can answer it.
+	Token string `json:"token"`
 }
 
 // MaxParts bounds Options.Parts (and a task's Parts).
@@ -57,8 +60,8 @@ const MaxParts = 1024
 // validate bounds what a task from the queue makes a worker allocate.
 func (t task) validate() error {
 	switch {
-	case t.Kind == kindRuns && (t.Lo < 0 || t.Hi < t.Lo):
-		return fmt.Errorf("cluster: task runs [%d, %d)", t.Lo, t.Hi)
+	case t.Kind == kindRuns && (t.Lo < 0 || t.Hi < t.Lo || t.Hi > t.Config.Budget.Runs):
+		return fmt.Errorf("cluster: task runs [%d, %d) of a search of %d runs", t.Lo, t.Hi, t.Config.Budget.Runs)
 	case t.Kind != kindRuns && (t.Parts < 1 || t.Parts > MaxParts || t.Part < 0 || t.Part >= t.Parts || t.Level < 0):
 		return fmt.Errorf("cluster: task part %d of %d at level %d", t.Part, t.Parts, t.Level)
 	}
@@ -79,6 +82,8 @@ type rangeResult struct {
 	Depth  int    `json:"depth"`
 	Error  string `json:"error,omitempty"`
 	Worker string `json:"worker"`
+	// Token is the task's (see task.Token).
+	Token string `json:"token"`
 	// A bfs task's answer: its kind, level and partition; an expansion's
 	// transitions, depth cut and first violating state (with its index
 	// path; the coordinator expands it again for the counterexample); a
@@ -146,9 +151,10 @@ func (o Options) withDefaults() Options {
 }
 
 // ensureStreams creates the streams and the workers' consumer where they
-// are missing; existing ones are kept as they are, so the first process
-// to start (the server) decides their replicas and AckWait, and a
-// worker with other options does not rewrite them.
+// are missing; existing ones are kept as they are, so the first
+// coordinator to start (the server) decides their replicas and AckWait.
+// Only a coordinator creates them: a worker may not (see
+// workerPublish), it waits for them (waitQueue).
 func ensureStreams(ctx context.Context, js jetstream.JetStream, o Options) (jetstream.Consumer, error) {
 	streams := []jetstream.StreamConfig{{
 		Name: workStream, Subjects: []string{workSubject + ">"},
@@ -188,4 +194,20 @@ func ensureStreams(ctx context.Context, js jetstream.JetStream, o Options) (jets
 		return nil, fmt.Errorf("cluster: consumer %s: %w", workerConsumer, err)
 	}
 	return cons, nil
+}
+
+// waitQueue waits until a coordinator made the work queue and its
+// consumer, and returns the consumer.
+func waitQueue(ctx context.Context, js jetstream.JetStream) (jetstream.Consumer, error) {
+	for {
+		cons, err := js.Consumer(ctx, workStream, workerConsumer)
+		if err == nil {
+			return cons, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("cluster: no work queue on the NATS cluster (the server's coordinator makes it: start the server first): %w", err)
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
 }

@@ -23,6 +23,7 @@ type tcpCluster struct {
 	dir     string
 	addr    string
 	emb     atomic.Pointer[Embedded]
+	auth    EmbeddedAuth
 	coord   *Coordinator
 	workers []*Worker
 }
@@ -35,10 +36,11 @@ func startTCPCluster(t *testing.T, workers int, opts Options) *tcpCluster {
 		t.Fatal(err)
 	}
 	c.emb.Store(emb)
+	c.auth = emb.Auth()
 	c.addr = strings.TrimPrefix(emb.ClientURL(), "nats://")
 	url := emb.ClientURL()
 	reg := catalog.New()
-	nc, err := Dial(url, "coordinator")
+	nc, err := Dial(url, "coordinator", emb.CoordinatorAuth())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +48,7 @@ func startTCPCluster(t *testing.T, workers int, opts Options) *tcpCluster {
 		t.Fatal(err)
 	}
 	for i := 0; i < workers; i++ {
-		wc, err := Dial(url, "worker")
+		wc, err := Dial(url, "worker", emb.WorkerAuth())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -76,7 +78,7 @@ func (c *tcpCluster) restart(down time.Duration) error {
 	var err error
 	for try := 0; try < 20; try++ { // the port may linger a moment
 		var emb *Embedded
-		if emb, err = StartEmbedded(EmbeddedOptions{Dir: c.dir, Listen: c.addr}); err == nil {
+		if emb, err = StartEmbedded(EmbeddedOptions{Dir: c.dir, Listen: c.addr, Auth: c.auth}); err == nil {
 			c.emb.Store(emb)
 			return nil
 		}

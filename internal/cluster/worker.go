@@ -27,9 +27,9 @@ type Worker struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	killed atomic.Bool
-	// cancelled holds the ids of searches cancelled while this worker
-	// runs (a cancelled search's tasks are dropped).
-	cancelled sync.Map
+	// cancelled holds the ids of the searches cancelled last (a
+	// cancelled search's tasks are dropped), bounded.
+	cancelled *recentSet
 	sub       *nats.Subscription
 	// seen caches the visited sets of the bfs partitions this worker
 	// merged last, by search and partition.
@@ -51,7 +51,7 @@ func StartWorker(nc *nats.Conn, reg *scenario.Registry, name string, opts Option
 	ctx, cancel := context.WithCancel(context.Background())
 	setup, stop := context.WithTimeout(ctx, 30*time.Second)
 	defer stop()
-	cons, err := ensureStreams(setup, js, opts)
+	cons, err := waitQueue(setup, js)
 	if err != nil {
 		cancel()
 		return nil, err
@@ -59,10 +59,10 @@ func StartWorker(nc *nats.Conn, reg *scenario.Registry, name string, opts Option
 	if info := cons.CachedInfo(); info != nil && info.Config.AckWait > 0 {
 		opts.AckWait = info.Config.AckWait // heartbeat at the queue's pace, whoever created it
 	}
-	w := &Worker{name: name, nc: nc, js: js, cons: cons, reg: reg, opts: opts, cancel: cancel, done: make(chan struct{}), seen: map[partKey]*partSeen{}}
+	w := &Worker{name: name, nc: nc, js: js, cons: cons, reg: reg, opts: opts, cancel: cancel, done: make(chan struct{}), seen: map[partKey]*partSeen{}, cancelled: newRecentSet(maxCancelled)}
 	w.sub, err = nc.Subscribe(cancelSubject+"*", func(m *nats.Msg) {
 		id := m.Subject[len(cancelSubject):]
-		w.cancelled.Store(id, true)
+		w.cancelled.add(id)
 		w.dropCache(id)
 	})
 	if err != nil {
@@ -166,9 +166,15 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 	stopHB()
 	wg.Wait()
 	if !ok {
+		if !w.stopped(ctx, t.Search) && w.nc.IsConnected() {
+			// A passing failure (a replicated stream between leaders):
+			// hand the task out again soon rather than after AckWait.
+			_ = msg.NakWithDelay(w.opts.AckWait / 6)
+		}
 		return // killed, stopped or cancelled: someone else or no one redoes it
 	}
 	res.Search, res.Kind, res.Index, res.Level, res.Part, res.Worker = t.Search, t.Kind, t.Index, t.Level, t.Part, w.name
+	res.Token = t.Token
 	data, _ := json.Marshal(res)
 	pub, stop := context.WithTimeout(context.Background(), w.opts.AckWait)
 	defer stop()
@@ -183,10 +189,7 @@ func (w *Worker) stopped(ctx context.Context, search string) bool {
 	return ctx.Err() != nil || w.killed.Load() || w.isCancelled(search)
 }
 
-func (w *Worker) isCancelled(id string) bool {
-	_, ok := w.cancelled.Load(id)
-	return ok
-}
+func (w *Worker) isCancelled(id string) bool { return w.cancelled.has(id) }
 
 // runRange runs the seed range [Lo, Hi) of a search to its first
 // violation. It gives up (false) when the worker is stopped or killed or

@@ -253,7 +253,7 @@ func profileCmd(e *Env, cfg check.Config, asJSON bool) int {
 
 // distributedSearch runs cfg on the workers of the NATS cluster at url.
 func distributedSearch(ctx context.Context, reg *scenario.Registry, url string, cfg check.Config) (check.Result, error) {
-	nc, err := cluster.Dial(url, "racetrack-search")
+	nc, err := cluster.Dial(url, "racetrack-search", cluster.AuthFromEnv(cluster.CoordinatorUser))
 	if err != nil {
 		return check.Result{}, err
 	}

@@ -3,13 +3,17 @@
 // and DNS-rebinding requests, malformed and duplicate-keyed bodies, specs
 // drawn inside the published schema, the searches and runs that used to
 // exhaust memory, concurrent exports and streams of a large run, a search
-// flood, connections that never finish their headers (slowloris), and
-// (with -server) kill -9 twice during a search. Meanwhile it
+// flood, connections that never finish their headers (slowloris),
+// requests without a token (or with a read-only one) to a server that
+// requires one, a NATS attacker (no password; then a malicious worker:
+// subscribing to the queue, injecting tasks, cancel floods, deleting
+// streams, forged "kept 0" and "nothing found"), and (with -server)
+// kill -9 twice during a search. Meanwhile it
 // times /healthz every 50 ms and, with -server, reads the server's peak
 // resident memory (VmHWM) to compare with its budget.
 //
 //	go build -o /tmp/rtserver ./cmd/server
-//	go run ./api/hostile -server /tmp/rtserver -scale full -budget 2GiB
+//	go run ./cmd/hostile -server /tmp/rtserver -scale full -budget 2GiB
 //
 // Without -server the server runs in this process (no memory or kill
 // figures); with -addr it targets a running server, which must be on a
@@ -19,12 +23,8 @@
 package main
 
 import (
-	"bufio"
-	"context"
 	"flag"
 	"fmt"
-	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -37,7 +37,7 @@ import (
 	"time"
 
 	"github.com/racetrack-sim/racetrack/api"
-	"github.com/racetrack-sim/racetrack/core/catalog"
+	"github.com/racetrack-sim/racetrack/internal/harness"
 )
 
 type options struct {
@@ -138,10 +138,12 @@ func run(o options) (*report, error) {
 	s.inSchema()
 	s.memory()
 	s.searchFlood()
+	s.authAttacks()
+	s.natsAttacks()
 	slow()
 	rep.health, rep.healthKO = probe.stop()
 	if t.cmd != nil {
-		rep.peakRSS = peakRSS(t.cmd.Process.Pid)
+		rep.peakRSS = harness.PeakRSS(t.cmd.Process.Pid)
 		s.record("server peak RSS (VmHWM)", "under its -memory-budget", fmt.Sprintf("%d MiB of %d MiB", rep.peakRSS>>20, rep.budget>>20), rep.peakRSS < rep.budget)
 		s.crashes(t)
 	}
@@ -160,55 +162,31 @@ type target struct {
 }
 
 func remote(addr string) (*target, error) {
-	host, _, err := net.SplitHostPort(addr)
+	base, err := harness.Loopback(addr)
 	if err != nil {
 		return nil, err
 	}
-	ips, err := net.LookupIP(host)
-	if err != nil || len(ips) == 0 || slices.ContainsFunc(ips, func(ip net.IP) bool { return !ip.IsLoopback() }) {
-		return nil, fmt.Errorf("%s is not a loopback address; this tool only attacks servers on this machine", addr)
-	}
-	return &target{base: "http://" + addr, stop: func() {}}, nil
+	return &target{base: base, stop: func() {}}, nil
 }
 
 // inProcess serves the API from this process on a temporary store.
 func inProcess(budget string) (*target, error) {
-	b, err := parseSize(budget)
+	b, err := harness.ParseSize(budget)
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "racetrack-hostile-")
+	srv, err := harness.StartInProcess(func(c *api.Config) {
+		c.MemoryBudget, c.HeapLimit = b*6/10, b*3/4 // as cmd/server splits -memory-budget
+	})
 	if err != nil {
 		return nil, err
 	}
-	store, err := api.OpenStore(filepath.Join(dir, "hostile.db"))
-	if err != nil {
-		return nil, err
-	}
-	srv, err := api.New(api.Config{Registry: catalog.New(), Store: store, Logger: slog.New(slog.DiscardHandler),
-		MemoryBudget: b * 6 / 10, HeapLimit: b * 3 / 4}) // as cmd/server splits -memory-budget
-	if err != nil {
-		return nil, err
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 5 * time.Second, WriteTimeout: 2 * time.Minute}
-	go func() { _ = hs.Serve(ln) }()
-	return &target{base: "http://" + ln.Addr().String(), budget: b, stop: func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		_ = hs.Shutdown(ctx)
-		_ = srv.Shutdown(ctx)
-		_ = store.Close()
-		_ = os.RemoveAll(dir)
-	}}, nil
+	return &target{base: srv.URL, budget: b, stop: srv.Stop}, nil
 }
 
 // child runs the server binary on a temporary store.
 func child(bin string, port int, budget string) (*target, error) {
-	b, err := parseSize(budget)
+	b, err := harness.ParseSize(budget)
 	if err != nil {
 		return nil, err
 	}
@@ -236,19 +214,12 @@ func (t *target) start(bin string) error {
 	if err := t.cmd.Start(); err != nil {
 		return err
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if res, err := http.Get(t.base + "/healthz"); err == nil {
-			res.Body.Close()
-			if res.StatusCode == 200 {
-				return nil
-			}
-		}
-		time.Sleep(50 * time.Millisecond)
+	if err := harness.WaitHealthy(t.base, 30*time.Second); err != nil {
+		_ = t.cmd.Process.Kill()
+		_ = t.cmd.Wait()
+		return err
 	}
-	_ = t.cmd.Process.Kill()
-	_ = t.cmd.Wait()
-	return fmt.Errorf("the server at %s did not come up", t.base)
+	return nil
 }
 
 // crashes kills the child with SIGKILL twice while a search runs: after
@@ -286,23 +257,6 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
-}
-
-// peakRSS reads a process's peak resident set size (VmHWM).
-func peakRSS(pid int) int64 {
-	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
 }
 
 // healthProbe times GET /healthz every 50 ms.
@@ -350,18 +304,4 @@ func (p *healthProbe) stop() ([]time.Duration, int) {
 	close(p.done)
 	p.wg.Wait()
 	return p.lat, p.failed
-}
-
-// parseSize reads 512MiB, 2GiB or a number of bytes.
-func parseSize(s string) (int64, error) {
-	for _, u := range []struct {
-		suffix string
-		mult   int64
-	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}} {
-		if n, ok := strings.CutSuffix(s, u.suffix); ok {
-			v, err := strconv.ParseInt(n, 10, 64)
-			return v * u.mult, err
-		}
-	}
-	return strconv.ParseInt(s, 10, 64)
 }

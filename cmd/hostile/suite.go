@@ -19,6 +19,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/racetrack-sim/racetrack/core/catalog"
+	"github.com/racetrack-sim/racetrack/internal/harness"
 )
 
 // scale sizes the suite: small fits a CI machine (2 cores) in about a
@@ -341,6 +342,7 @@ func (s *suite) memory() {
 		"201, after Retry-After while memory is short; no 5xx", strings.Join(compact(got), ", "), ok && bigID != "")
 	if bigID != "" {
 		s.exportsAndStreams(bigID)
+		s.sessionBudget(bigID)
 	}
 	if bfsID != "" {
 		time.Sleep(time.Duration(s.sc.bfsSeconds) * time.Second)
@@ -546,11 +548,6 @@ func (s *suite) survivors(when string) {
 
 // metric reads one unlabelled value from the server's /metrics.
 func (s *suite) metric(name string) int64 {
-	r := s.do("GET", "/metrics", "", nil)
-	m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(name) + ` (\S+)$`).FindSubmatch(r.body)
-	if m == nil {
-		return 0
-	}
-	v, _ := strconv.ParseFloat(string(m[1]), 64)
+	v, _ := harness.ScrapeMetric(s.client, s.base, name)
 	return int64(v)
 }

@@ -29,7 +29,7 @@ func TestHostileSuiteSmall(t *testing.T) {
 			t.Errorf("%s: expected %s, got %s", c.Case, c.Expected, c.Got)
 		}
 	}
-	if len(rep.checks) < 26 { // every case of the in-process suite
+	if len(rep.checks) < 51 { // every case of the in-process suite: HTTP (25), budget (4), tokens (10), NATS (12)
 		t.Errorf("only %d checks ran", len(rep.checks))
 	}
 }
@@ -37,7 +37,7 @@ func TestHostileSuiteSmall(t *testing.T) {
 // TestHostileSuiteChild runs the suite against a cmd/server binary in a
 // child process, with the peak-memory and kill -9 checks:
 //
-//	go build -o /tmp/rtserver ./cmd/server && RACETRACK_SERVER=/tmp/rtserver go test -run Child ./api/hostile
+//	go build -o /tmp/rtserver ./cmd/server && RACETRACK_SERVER=/tmp/rtserver go test -run Child ./cmd/hostile
 func TestHostileSuiteChild(t *testing.T) {
 	bin := os.Getenv("RACETRACK_SERVER")
 	if bin == "" {

@@ -4,7 +4,7 @@
 // sending a state request for the next step to decoding its reply, what
 // one step of the page costs over the socket) and peak memory.
 //
-//	go run ./api/loadtest -sockets 500 -duration 30s
+//	go run ./cmd/loadtest -sockets 500 -duration 30s
 //
 // Without -addr it starts the server on 127.0.0.1 with a temporary store
 // in a child process (-inprocess: in this one), so that the load
@@ -24,17 +24,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
-	"regexp"
 	"runtime"
 	"runtime/pprof"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -43,8 +39,7 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/racetrack-sim/racetrack/api"
-	"github.com/racetrack-sim/racetrack/core/catalog"
+	"github.com/racetrack-sim/racetrack/internal/harness"
 )
 
 type options struct {
@@ -166,74 +161,27 @@ func run(o options) error {
 func target(addr string, inProc bool) (string, func(), error) {
 	switch {
 	case addr != "":
-		host, _, err := net.SplitHostPort(strings.TrimPrefix(addr, "http://"))
-		if err != nil {
-			return "", nil, err
-		}
-		ips, err := net.LookupIP(host)
-		if err != nil || len(ips) == 0 {
-			return "", nil, fmt.Errorf("resolve %s: %v", host, err)
-		}
-		for _, ip := range ips {
-			if !ip.IsLoopback() {
-				return "", nil, fmt.Errorf("%s is not a loopback address; this tool only loads servers on this machine", addr)
-			}
-		}
-		return "http://" + strings.TrimPrefix(addr, "http://"), func() {}, nil
+		base, err := harness.Loopback(addr)
+		return base, func() {}, err
 	case inProc:
-		srv, err := startServer()
+		srv, err := harness.StartInProcess(nil)
 		if err != nil {
 			return "", nil, err
 		}
-		return srv.url, srv.stop, nil
+		return srv.URL, srv.Stop, nil
 	}
 	return startChild()
-}
-
-// ownServer is a server on a temporary store, on 127.0.0.1.
-type ownServer struct {
-	url  string
-	stop func()
-}
-
-func startServer() (*ownServer, error) {
-	dir, err := os.MkdirTemp("", "racetrack-load-")
-	if err != nil {
-		return nil, err
-	}
-	store, err := api.OpenStore(dir + "/load.db")
-	if err != nil {
-		return nil, err
-	}
-	srv, err := api.New(api.Config{Registry: catalog.New(), Store: store, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		return nil, err
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 5 * time.Second}
-	go func() { _ = hs.Serve(ln) }()
-	return &ownServer{url: "http://" + ln.Addr().String(), stop: func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(ctx)
-		_ = hs.Shutdown(ctx)
-		_ = store.Close()
-		_ = os.RemoveAll(dir)
-	}}, nil
 }
 
 // serveChild is the child process: it serves until its stdin closes (the
 // parent ended, whatever way), having printed its URL.
 func serveChild() error {
-	srv, err := startServer()
+	srv, err := harness.StartInProcess(nil)
 	if err != nil {
 		return err
 	}
-	defer srv.stop()
-	fmt.Println(srv.url)
+	defer srv.Stop()
+	fmt.Println(srv.URL)
 	_, _ = io.Copy(io.Discard, os.Stdin)
 	return nil
 }
@@ -501,8 +449,6 @@ type memorySampler struct {
 	remote   bool
 }
 
-var rssMetric = regexp.MustCompile(`(?m)^process_resident_memory_bytes (\S+)$`)
-
 func startMemorySampler(base string, local bool) *memorySampler {
 	m := &memorySampler{done: make(chan struct{}), finished: make(chan struct{}), remote: !local}
 	go func() {
@@ -514,13 +460,8 @@ func startMemorySampler(base string, local bool) *memorySampler {
 				var ms runtime.MemStats
 				runtime.ReadMemStats(&ms)
 				m.peakHeap = max(m.peakHeap, ms.HeapAlloc)
-			} else if res, err := client.Get(base + "/metrics"); err == nil {
-				b, _ := io.ReadAll(res.Body)
-				res.Body.Close()
-				if sm := rssMetric.FindSubmatch(b); sm != nil {
-					v, _ := strconv.ParseFloat(string(sm[1]), 64)
-					m.peakRSS = max(m.peakRSS, uint64(v))
-				}
+			} else if v, ok := harness.ScrapeMetric(client, base, "process_resident_memory_bytes"); ok {
+				m.peakRSS = max(m.peakRSS, uint64(v))
 			}
 			select {
 			case <-m.done:
@@ -536,7 +477,7 @@ func (m *memorySampler) stop() *memorySampler {
 	close(m.done)
 	<-m.finished
 	if !m.remote {
-		m.peakRSS = vmHWM()
+		m.peakRSS = uint64(harness.PeakRSS(0))
 	}
 	return m
 }
@@ -557,21 +498,6 @@ func loadAverage() string {
 		return "?"
 	}
 	return strings.Fields(string(b))[0]
-}
-
-// vmHWM is this process's peak resident set size.
-func vmHWM() uint64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, _ := strconv.ParseUint(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
 }
 
 func writeHeapProfile(path string) error {
