@@ -74,7 +74,11 @@ type Result struct {
 	States      int    `json:"states"`
 	Transitions int    `json:"transitions"`
 	Runs        int    `json:"runs"`
-	Depth       int    `json:"depth"`
+	// Depth is the deepest schedule explored. Several dfs workers may
+	// reach a state first at different depths, so a parallel dfs's Depth
+	// can differ from run to run; its states, transitions and verdict
+	// do not.
+	Depth int `json:"depth"`
 	// Exhaustive is true when every schedule within the bounds was
 	// covered (bfs and dfs that ran to completion).
 	Exhaustive bool `json:"exhaustive"`
