@@ -21,21 +21,16 @@ import (
 // written before the codec) is checked with the payload types its run
 // sends; TestCatalogListsPayloadTypes holds the catalog's to a list.
 func CheckCodec(reg *scenario.Registry, spec scenario.RunSpec, k int) error {
-	ns, _, w, err := reg.Build(spec, scenario.Options{})
-	if err != nil {
-		return fail(spec, 0, "%v", err)
-	}
-	lim := ns.Limits()
-	probe, _, pw, err := reg.Build(spec, scenario.Options{})
-	if err != nil {
-		return fail(spec, 0, "%v", err)
-	}
 	var seen []any
-	for pw.StepWithin(probe.Limits()) {
-		if w.Capabilities().PayloadTypes == nil {
+	ns, w, pw, err := probed(reg, spec, func(pw *sim.World) {
+		if pw.Capabilities().PayloadTypes == nil {
 			seen = payloadsIn(pw, seen)
 		}
+	})
+	if err != nil {
+		return err
 	}
+	lim := ns.Limits()
 	codec, err := sim.NewCodec(w, seen...)
 	if err != nil {
 		return fail(ns, 0, "%v", err)

@@ -283,6 +283,26 @@ func modelHash(w *sim.World) uint64 {
 // cloneSteps is how far the clone check steps a clone.
 const cloneSteps = 40
 
+// probed builds spec twice: w, the world a check steps, and a probe run
+// to its end (after calls each of its steps first, when not nil), whose
+// length tells the check where to pick its steps.
+func probed(reg *scenario.Registry, spec scenario.RunSpec, after func(*sim.World)) (scenario.RunSpec, *sim.World, *sim.World, error) {
+	ns, _, w, err := reg.Build(spec, scenario.Options{})
+	if err != nil {
+		return ns, nil, nil, fail(spec, 0, "%v", err)
+	}
+	probe, _, pw, err := reg.Build(spec, scenario.Options{})
+	if err != nil {
+		return ns, nil, nil, fail(spec, 0, "%v", err)
+	}
+	for pw.StepWithin(probe.Limits()) {
+		if after != nil {
+			after(pw)
+		}
+	}
+	return ns, w, pw, nil
+}
+
 // CheckCloneHash runs spec and, at random steps, checks that a clone
 // hashes and shows like its original; that two clones driven by the same
 // choices stay equal step for step (the clone holds everything that
@@ -290,17 +310,11 @@ const cloneSteps = 40
 // hash and view unchanged (the clone shares nothing mutable). Over the
 // run, a model whose view changes must have a hash that changes too.
 func CheckCloneHash(reg *scenario.Registry, spec scenario.RunSpec, k int) error {
-	ns, _, w, err := reg.Build(spec, scenario.Options{})
+	ns, w, pw, err := probed(reg, spec, nil)
 	if err != nil {
-		return fail(spec, 0, "%v", err)
+		return err
 	}
 	lim := ns.Limits()
-	probe, _, pw, err := reg.Build(spec, scenario.Options{})
-	if err != nil {
-		return fail(spec, 0, "%v", err)
-	}
-	for pw.StepWithin(probe.Limits()) {
-	}
 	views, hashes := map[string]bool{}, map[uint64]bool{}
 	for _, at := range picks(ns, pw.Steps(), k) {
 		for w.Steps() < at && w.StepWithin(lim) {
@@ -357,17 +371,11 @@ func derivedHash(m sim.Model) uint64 {
 // shares memory with the original). A model that DeepClone cannot copy
 // (sim.Derivable) is held only to the first.
 func CheckDerived(reg *scenario.Registry, spec scenario.RunSpec, k int) error {
-	ns, _, w, err := reg.Build(spec, scenario.Options{})
+	ns, w, pw, err := probed(reg, spec, nil)
 	if err != nil {
-		return fail(spec, 0, "%v", err)
+		return err
 	}
 	lim := ns.Limits()
-	probe, _, pw, err := reg.Build(spec, scenario.Options{})
-	if err != nil {
-		return fail(spec, 0, "%v", err)
-	}
-	for pw.StepWithin(probe.Limits()) {
-	}
 	derivable := sim.Derivable(w.Model()) == nil
 	type copied struct {
 		m       sim.Model
