@@ -7,6 +7,7 @@ import (
 
 	"github.com/racetrack-sim/racetrack/core/bank"
 	"github.com/racetrack-sim/racetrack/core/check"
+	"github.com/racetrack-sim/racetrack/core/internal/quoted"
 	"github.com/racetrack-sim/racetrack/core/modeltest"
 	"github.com/racetrack-sim/racetrack/core/scenario"
 )
@@ -67,17 +68,12 @@ func TestTutorialQuotesTheCode(t *testing.T) {
 		}
 		src.Write(b)
 	}
-	blocks := 0
-	for _, part := range strings.Split(before, "```go\n")[1:] {
-		block, _, ok := strings.Cut(part, "```")
-		if !ok {
-			t.Fatal("an unterminated code block")
-		}
-		blocks++
-		if !strings.Contains(src.String(), block) {
-			first, _, _ := strings.Cut(block, "\n")
-			t.Errorf("the tutorial's block starting %q is not in core/bank", first)
-		}
+	blocks, missing, err := quoted.Missing(before, src.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, first := range missing {
+		t.Errorf("the tutorial's block starting %q is not in core/bank", first)
 	}
 	if blocks < 6 {
 		t.Errorf("the tutorial has %d Go blocks; it should walk through the model", blocks)

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/racetrack-sim/racetrack/core/internal/quoted"
 )
 
 // TestChapterQuotesTheCode holds the message-passing chapter of
@@ -31,17 +33,12 @@ func TestChapterQuotesTheCode(t *testing.T) {
 		}
 		src.Write(b)
 	}
-	blocks := 0
-	for _, part := range strings.Split(chapter, "```go\n")[1:] {
-		block, _, ok := strings.Cut(part, "```")
-		if !ok {
-			t.Fatal("an unterminated code block")
-		}
-		blocks++
-		if !strings.Contains(src.String(), block) {
-			first, _, _ := strings.Cut(block, "\n")
-			t.Errorf("the chapter's block starting %q is not in core/broker", first)
-		}
+	blocks, missing, err := quoted.Missing(chapter, src.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, first := range missing {
+		t.Errorf("the chapter's block starting %q is not in core/broker", first)
 	}
 	if blocks < 8 {
 		t.Errorf("the chapter has %d Go blocks; it should walk through the model", blocks)
