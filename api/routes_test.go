@@ -12,6 +12,8 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/racetrack-sim/racetrack/core/catalog"
 )
 
 const philoSpec = `{"scenario":"dining-philosophers","seed":3}`
@@ -39,6 +41,34 @@ func TestScenariosCatalog(t *testing.T) {
 	assert.Equal(t, "meals", meals["name"])
 	assert.Equal(t, 1.0, meals["min"])
 	assert.Equal(t, 100.0, meals["max"])
+}
+
+// TestScenariosOneAnswerOnBothWires proves the catalog has one type: the
+// REST answer and the session's scenarios answer are the same bytes, for
+// every scenario of the full catalog (min, max and unit present, null or
+// "" where a parameter has none; rules included).
+func TestScenariosOneAnswerOnBothWires(t *testing.T) {
+	ts := newTestServer(t, func(c *Config) { c.Registry = catalog.New() })
+	res := ts.get(t, "/api/v1/scenarios")
+	require.Equal(t, http.StatusOK, res.Status)
+	rep := dialSession(t, ts).call("scenarios", `{}`)
+	require.Nil(t, rep.Error)
+	assert.JSONEq(t, string(res.Body), string(rep.Result))
+	var raw []map[string]any
+	res.json(t, &raw)
+	nulls, rules := 0, 0
+	for _, sc := range raw {
+		for _, p := range sc["params"].([]any) {
+			if p.(map[string]any)["min"] == nil {
+				nulls++
+			}
+		}
+		if _, ok := sc["rules"]; ok {
+			rules++
+		}
+	}
+	assert.Positive(t, nulls, "some parameter has no range, and says so with null")
+	assert.Positive(t, rules, "the rules between parameters reach REST too")
 }
 
 func TestCreateRunIsDeterministicAndFillsDefaults(t *testing.T) {

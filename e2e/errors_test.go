@@ -34,6 +34,14 @@ func formErrors(t *testing.T, p *page, base, engine string) {
 	selectScenario(p, "dining-philosophers")
 	p.wait("a run", `__rt.S.run && __rt.S.run.spec.scenario === "dining-philosophers" && __rt.loaded === __rt.S.run.id`, 60*time.Second)
 	eval[any](p, `document.querySelector("#paramsbox").open = true`)
+	// The catalog sends a parameter with no range (timed, a bool) with
+	// min and max null: the form shows no range for it, and never "null".
+	if help := eval[string](p, `document.querySelector('[data-param="timed"] .help').textContent`); strings.Contains(help, "null") || strings.Contains(help, "[") {
+		t.Errorf("the bool parameter's help shows a range: %q", help)
+	}
+	if help := eval[string](p, `document.querySelector('[data-param="meals"] .help').textContent`); !strings.Contains(help, "[1–100]") {
+		t.Errorf("meals' help does not show its range: %q", help)
+	}
 	set := func(css, v string) {
 		eval[any](p, fmt.Sprintf(`(() => { const e = document.querySelector(%q); e.value = %q; })()`, css, v))
 	}

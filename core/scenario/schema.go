@@ -27,10 +27,10 @@ type Param struct {
 	Name    string    `json:"name"`
 	Type    ParamType `json:"type"`
 	Default any       `json:"default"`
-	Min     *float64  `json:"min,omitempty"`
-	Max     *float64  `json:"max,omitempty"`
+	Min     *float64  `json:"min"` // nil: no lower bound (null on the wire)
+	Max     *float64  `json:"max"` // nil: no upper bound (null on the wire)
 	Enum    []string  `json:"enum,omitempty"`
-	Unit    string    `json:"unit,omitempty"`
+	Unit    string    `json:"unit"`
 	Help    string    `json:"help"`
 }
 

@@ -88,9 +88,15 @@ export function renderParams(overrides) {
   $("#paramsbox").hidden = S.scenario.params.length === 0;
 }
 
+// paramRange is a parameter's range in the form's words ("1–100 ms"), or
+// "" when it has no bounds: the catalog sends min and max as null then.
+function paramRange(p) {
+  return p.min != null && p.max != null ? `${p.min}–${p.max}${p.unit ? " " + p.unit : ""}` : "";
+}
+
 function paramField(p, v) {
   let input;
-  const range = p.min !== undefined && p.max !== undefined ? `${p.min}–${p.max}${p.unit ? " " + p.unit : ""}` : p.unit || "";
+  const range = paramRange(p) || p.unit || "";
   if (p.type === "bool") {
     input = h("select", { name: p.name }, h("option", { value: "true", selected: v === true }, "yes"), h("option", { value: "false", selected: v !== true }, "no"));
   } else if (p.type === "enum") {
@@ -181,7 +187,7 @@ function formField(field) {
     const p = S.scenario && S.scenario.params.find((x) => x.name === name);
     const el = $(`#params [data-param="${CSS.escape(name)}"]`);
     if (!p || !el) return null;
-    const range = p.min !== undefined && p.max !== undefined ? `${p.min}–${p.max}${p.unit ? " " + p.unit : ""}` : "";
+    const range = paramRange(p);
     return { el, param: true, label: name + (p.unit ? ` (${p.unit})` : ""),
       words: (msg) => (range && !msg.includes(String(p.max)) ? `${msg} (the form accepts ${range})` : msg) };
   }
