@@ -67,6 +67,20 @@ type grant struct {
 type memoryHint struct {
 	field string // e.g. maxSteps, budget.states
 	what  string // "this run", "this search"
+	// remedy replaces "lower <field>" where no argument of the request
+	// makes the work smaller (the charts of a run: a shorter run).
+	remedy string
+}
+
+// advice is what the refusal tells the client to change.
+func (h memoryHint) advice() string {
+	switch {
+	case h.remedy != "":
+		return h.remedy
+	case h.field == "":
+		return "ask for less"
+	}
+	return "lower " + h.field
 }
 
 // reserve takes n bytes for kind, or refuses: 422 if n exceeds the whole
@@ -76,8 +90,8 @@ func (b *memBudget) reserve(kind string, n int64, hint memoryHint) (*grant, erro
 	if n > b.total {
 		b.refused.WithLabelValues(kind, "never").Inc()
 		p := newProblem(http.StatusUnprocessableEntity, "too-large-for-memory", "Too large for this server's memory", hint.field,
-			"%s needs about %s of memory, more than this server's whole budget of %s: it can never run here; lower %s",
-			hint.what, formatBytes(n), formatBytes(b.total), hint.field)
+			"%s needs about %s of memory, more than this server's whole budget of %s: it can never run here; %s",
+			hint.what, formatBytes(n), formatBytes(b.total), hint.advice())
 		p.NeedBytes, p.FreeBytes = n, ptr(b.free())
 		return nil, p
 	}
@@ -93,8 +107,8 @@ func (b *memBudget) reserve(kind string, n int64, hint memoryHint) (*grant, erro
 	b.refused.WithLabelValues(kind, "busy").Inc()
 	free := b.free()
 	p := newProblem(http.StatusServiceUnavailable, "memory-busy", "Not enough free memory", hint.field,
-		"%s needs about %s of memory; %s of this server's %s budget is free now (other runs, searches and streams hold the rest): retry later, or lower %s",
-		hint.what, formatBytes(n), formatBytes(free), formatBytes(b.total), hint.field)
+		"%s needs about %s of memory; %s of this server's %s budget is free now (other runs, searches and streams hold the rest): retry later, or %s",
+		hint.what, formatBytes(n), formatBytes(free), formatBytes(b.total), hint.advice())
 	p.NeedBytes, p.FreeBytes = n, ptr(free)
 	p.retryAfter = 5
 	return nil, p

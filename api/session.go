@@ -48,7 +48,7 @@ func (s *Server) sessionStream(w http.ResponseWriter, r *http.Request) {
 	out := newOutbox(sessionQueue)
 	runs := &serverRuns{s: s, ctx: ctx}
 	defer runs.dropAll()
-	conn := &sessionConn{s: s, ctx: ctx, out: out, start: time.Now(), inflight: make(chan struct{}, sessionInflight),
+	conn := &sessionConn{s: s, ctx: ctx, out: out, start: time.Now(), inflight: make(chan struct{}, sessionInflight), runs: runs,
 		sess: session.New(session.Config{Registry: s.reg, Runs: runs, Limits: s.sessionLimits()})}
 	conn.lastRequest.Store(time.Now().UnixNano())
 	writerDone := make(chan struct{})
@@ -94,6 +94,8 @@ type sessionConn struct {
 	out      *outbox
 	start    time.Time
 	inflight chan struct{}
+
+	runs *serverRuns // the recordings the session holds
 
 	mu   sync.Mutex // held while the session serves a request
 	sess *session.Session
@@ -329,6 +331,22 @@ func (r *serverRuns) Get(n scenario.Normal) (*timeline.Timeline, error) {
 		r.held = r.held[1:]
 	}
 	return rec.tl, nil
+}
+
+// recording finds run id among the recordings this socket holds, or
+// else in the server's cache, with a reference the caller drops; false
+// when neither has it (the session records it first).
+func (r *serverRuns) recording(id string) (*recording, bool) {
+	r.mu.Lock()
+	for _, rec := range r.held {
+		if rec.id == id {
+			rec.hold()
+			r.mu.Unlock()
+			return rec, true
+		}
+	}
+	r.mu.Unlock()
+	return r.s.timelines.peek(id)
 }
 
 // dropAll gives back every recording held.

@@ -18,7 +18,8 @@ import (
 // request the stream's share (so an idle socket holds nothing). A
 // shortage is the memory-busy problem, which the socket reports as busy
 // with a retry time. It returns the request to serve (an adjusted
-// search) and the release.
+// search) and the release. The views that grow with a run (layout,
+// slice, charts) reserve what REST reserves for them (view_budget.go).
 func (sc *sessionConn) admit(req session.Request) (session.Request, func(), error) {
 	s := sc.s
 	switch req.Method {
@@ -45,8 +46,8 @@ func (sc *sessionConn) admit(req session.Request) (session.Request, func(), erro
 			req.Args = args
 		}
 		return req, g.release, nil
-	case "layout":
-		g, ok, err := sc.admitLayout(req.Args)
+	case "layout", "slice", "charts":
+		g, ok, err := sc.admitView(req.Method, req.Args)
 		if err != nil {
 			return req, nil, err
 		}
@@ -58,7 +59,7 @@ func (sc *sessionConn) admit(req session.Request) (session.Request, func(), erro
 		if json.Unmarshal(req.Args, &a) != nil {
 			break
 		}
-		rec, ok := s.timelines.peek(a.Run)
+		rec, ok := sc.runs.recording(a.Run)
 		if !ok {
 			break // the session opens the run first, within its own reservation
 		}

@@ -4,29 +4,98 @@ import (
 	"encoding/json"
 
 	"github.com/racetrack-sim/racetrack/core/session"
+	"github.com/racetrack-sim/racetrack/core/timeline"
 )
 
-// A window's layout and its SVG grow with its steps: the issue's
-// 40,000-step window drew an 11.8 MB SVG (about 300 bytes a step) from
-// a layout of about as much again. viewStepBytes bounds both.
+// The views that grow with a run reserve their memory before they are
+// computed, as runs, searches and exports do: a 503 with Retry-After when
+// it does not fit now, a 422 (needBytes) when it never does. Each figure
+// is an allocation measured by TestViewReservationsCoverTheirAllocations
+// (bytes allocated, JSON answer included), rounded up. A comparison of
+// two runs does not grow with them (the same test shows it): it is
+// charged nothing beyond the two runs.
 const (
+	// A window's layout and its SVG grow with its steps: the issue's
+	// 40,000-step window drew an 11.8 MB SVG (about 300 bytes a step)
+	// from a layout of about as much again.
 	viewStepBytes = 1 << 10
 	viewBaseBytes = 64 << 10
+	// The charts grow with the run's series samples: about 290 bytes a
+	// sample over a base of about 80 kB (the axes, styles, panels).
+	chartPointBytes = 512
+	chartBaseBytes  = 128 << 10
+	// The slice of step i grows with i (the causal past it marks and
+	// lists): about 46 bytes a step.
+	sliceStepBytes = 64
 )
 
 // reserveView reserves what drawing the window [from, to) holds before
-// the layout is computed: a 503 with Retry-After when it does not fit
-// now, a 422 naming "to" when it never does.
+// the layout is computed; the refusal names "to".
 func (s *Server) reserveView(from, to int) (*grant, error) {
 	return s.mem.reserve(kindExport, viewBaseBytes+int64(to-from)*viewStepBytes, memoryHint{field: "to", what: "this window"})
 }
 
-// admitLayout is reserveView for a session's layout request.
-func (sc *sessionConn) admitLayout(args []byte) (*grant, bool, error) {
-	var a session.LayoutArgs
-	if json.Unmarshal(args, &a) != nil || a.From < 0 || a.To <= a.From || a.To > sc.s.cfg.MaxRunSteps {
-		return nil, false, nil // the session names what is wrong
+// reserveCharts reserves what drawing tl's charts holds; run is the
+// field that names the run (id over REST, run in the session). Nothing
+// in the request makes the charts smaller, so the refusal says so.
+func (s *Server) reserveCharts(tl *timeline.Timeline, run string) (*grant, error) {
+	return reserveCharts(s.mem, tl, run)
+}
+
+func reserveCharts(b *memBudget, tl *timeline.Timeline, run string) (*grant, error) {
+	return b.reserve(kindExport, chartBaseBytes+int64(tl.SeriesPoints())*chartPointBytes,
+		memoryHint{field: run, what: "the charts of this run", remedy: "open a shorter run (fewer steps)"})
+}
+
+// reserveSlice reserves what the causal slice of step holds; the refusal
+// names "step".
+func (s *Server) reserveSlice(step int) (*grant, error) {
+	return s.mem.reserve(kindExport, viewBaseBytes+int64(step+1)*sliceStepBytes, memoryHint{field: "step", what: "the slice of this step"})
+}
+
+// admitView reserves a session view request's memory as REST does for
+// the same view. ok is false when the request is not one it reserves for
+// (a bad argument the session names itself, or a run neither the socket
+// nor the server's cache holds, which the session records within the
+// run's own reservation first): the caller charges the stream's share
+// then.
+func (sc *sessionConn) admitView(method string, args []byte) (g *grant, ok bool, err error) {
+	s := sc.s
+	switch method {
+	case "layout":
+		var a session.LayoutArgs
+		if json.Unmarshal(args, &a) != nil || a.From < 0 || a.To <= a.From || a.To > s.cfg.MaxRunSteps {
+			return nil, false, nil
+		}
+		g, err = s.reserveView(a.From, a.To)
+	case "slice":
+		var a session.StepArgs
+		if json.Unmarshal(args, &a) != nil || a.Step < 0 {
+			return nil, false, nil
+		}
+		rec, held := sc.runs.recording(a.Run)
+		if !held {
+			return nil, false, nil
+		}
+		n := rec.tl.Len()
+		rec.drop()
+		if a.Step >= n {
+			return nil, false, nil
+		}
+		g, err = s.reserveSlice(a.Step)
+	case "charts":
+		var a session.ChartsArgs
+		if json.Unmarshal(args, &a) != nil {
+			return nil, false, nil
+		}
+		rec, held := sc.runs.recording(a.Run)
+		if !held {
+			return nil, false, nil
+		}
+		g, err = s.reserveCharts(rec.tl, "run")
+		rec.drop()
+	default:
+		return nil, false, nil
 	}
-	g, err := sc.s.reserveView(a.From, a.To)
 	return g, true, err
 }

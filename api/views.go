@@ -45,8 +45,9 @@ func stepParam(r *http.Request, rec *recording, name string) (int, error) {
 	return requireInt(r, name, 0, n-1)
 }
 
-// withStep serves a view of one step of a run.
-func withStep[T any](s *Server, of func(*timeline.Timeline, int) (T, error)) http.HandlerFunc {
+// withStep serves a view of one step of a run; reserve (nil for a view
+// whose size does not grow with the run) takes its memory first.
+func withStep[T any](s *Server, reserve func(step int) (*grant, error), of func(*timeline.Timeline, int) (T, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		rec, ok := s.runFromPath(w, r)
 		if !ok {
@@ -57,8 +58,24 @@ func withStep[T any](s *Server, of func(*timeline.Timeline, int) (T, error)) htt
 			writeError(w, r, err)
 			return
 		}
-		view(w, r, func() (any, error) { return of(rec.tl, step) })
+		if reserve == nil {
+			view(w, r, func() (any, error) { return of(rec.tl, step) })
+			return
+		}
+		viewWithin(w, r, func() (*grant, error) { return reserve(step) }, func() (any, error) { return of(rec.tl, step) })
 	}
+}
+
+// viewWithin is view within the memory reserve takes, held until the
+// answer is written.
+func viewWithin(w http.ResponseWriter, r *http.Request, reserve func() (*grant, error), f func() (any, error)) {
+	mem, err := reserve()
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	defer mem.release()
+	view(w, r, f)
 }
 
 // view writes the value of a view, or its error as a problem.
@@ -135,7 +152,8 @@ func (s *Server) getCharts(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	view(w, r, func() (any, error) { return session.Charts(rec.tl, float64(width)) })
+	viewWithin(w, r, func() (*grant, error) { return s.reserveCharts(rec.tl, "id") },
+		func() (any, error) { return session.Charts(rec.tl, float64(width)) })
 }
 
 // window reads from and to of a diagram window (to 0: as far as one

@@ -343,6 +343,7 @@ func (s *suite) memory() {
 	if bigID != "" {
 		s.exportsAndStreams(bigID)
 		s.sessionBudget(bigID)
+		s.viewBudget(bigID)
 	}
 	if bfsID != "" {
 		time.Sleep(time.Duration(s.sc.bfsSeconds) * time.Second)

@@ -32,3 +32,14 @@ func (tl *Timeline) Series() []SeriesView {
 	}
 	return out
 }
+
+// SeriesPoints is how many samples the run's series hold together: what
+// drawing its charts grows with (a server reserves memory by it before
+// drawing).
+func (tl *Timeline) SeriesPoints() int {
+	n := 0
+	for _, pts := range tl.trace.Series {
+		n += len(pts)
+	}
+	return n
+}

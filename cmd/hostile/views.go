@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// viewBudget plays the views that grow with a run against the large run,
+// many at once: its charts (with its series samples) and the causal slice
+// of its last step (with the step) reserve first, over REST and the
+// session; a comparison, which does not grow with the runs, just answers.
+func (s *suite) viewBudget(id string) {
+	var run struct {
+		Spec  json.RawMessage
+		Steps int
+	}
+	_ = json.Unmarshal(s.do("GET", "/api/v1/runs/"+id, "", nil).body, &run)
+	last := max(run.Steps-1, 0)
+	n := s.sc.exports * 2
+	for _, c := range []struct {
+		name, path, field string
+	}{
+		{"charts", fmt.Sprintf("/api/v1/runs/%s/charts?width=4000", id), "id"},
+		{"slices of the last step", fmt.Sprintf("/api/v1/runs/%s/slice?step=%d", id, last), "step"},
+		{"comparisons with itself", fmt.Sprintf("/api/v1/compare?a=%s&b=%s", id, id), ""},
+	} {
+		counts, ok := s.concurrently(n, func() *reply { return s.do("GET", c.path, "", nil) }, func(r *reply) bool {
+			return r.status == 200 || c.field != "" && (r.retryable() || r.status == 422 && r.problem.Field == c.field && r.problem.NeedBytes > 0)
+		})
+		expected := "200, or 503/429 with Retry-After (reserved first)"
+		if c.field == "" {
+			expected = "200 (does not grow with the runs)"
+		}
+		s.record(fmt.Sprintf("%d %s of the large run at once", n, c.name), expected, fmt.Sprint(counts), ok)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	counts, ok := map[string]int{}, true
+	for i := 0; i < s.sc.streams; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			view := fmt.Sprintf(`{"id":2,"method":"charts","args":{"run":%q,"width":4000}}`, id)
+			if i%2 == 1 {
+				view = fmt.Sprintf(`{"id":2,"method":"slice","args":{"run":%q,"step":%d}}`, id, last)
+			}
+			code := s.sessionCall(ctx, []string{fmt.Sprintf(`{"id":1,"method":"open","args":{"spec":%s}}`, run.Spec), view})
+			mu.Lock()
+			counts[code]++
+			ok = ok && (code == "result" || code == "busy")
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	s.record(fmt.Sprintf("%d session sockets asking the large run's charts or last slice", s.sc.streams), "a result, or busy (reserved first); no socket lost", fmt.Sprint(counts), ok)
+}
+
+// concurrently sends n requests at once and counts their outcomes; ok is
+// whether every reply is one good accepts.
+func (s *suite) concurrently(n int, send func() *reply, good func(*reply) bool) (map[string]int, bool) {
+	replies := make([]*reply, n)
+	var wg sync.WaitGroup
+	for i := range replies {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			replies[i] = send()
+		}()
+	}
+	wg.Wait()
+	counts, ok := map[string]int{}, true
+	for _, r := range replies {
+		counts[r.String()]++
+		ok = ok && good(r)
+	}
+	return counts, ok
+}
