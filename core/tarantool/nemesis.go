@@ -253,6 +253,32 @@ func (m *Model) healAll(w *sim.World) string {
 	return "faults over: heal every link, restart every instance"
 }
 
+// scriptStarts are the script's three starts, in order: the instance
+// (by its role), its mode and quorum, the least pause after it, and how
+// the step says it.
+var scriptStarts = [3]struct {
+	role     string
+	mode     Mode
+	quorum   int
+	pauseMin sim.Time // ms
+	says     string
+}{
+	{"N", ModeCandidate, 1, 100, "candidate, quorum 1"},
+	{"O", ModeVoter, 1, 100, "voter"},
+	{"L", ModeVoter, 3, 200, "voter, quorum 3"},
+}
+
+// instance is the instance that plays role L, N or O in the script.
+func (s *nemesisState) instance(role string) int {
+	switch role {
+	case "L":
+		return s.L
+	case "N":
+		return s.N
+	}
+	return s.O
+}
+
 // scriptStep plays test/replication/gh-5445-leader-inconsistency.test.lua
 // (2.8 form) with drawn pauses between the steps: find the leader L, make
 // N and O voters, stop N, stop L and O, start N as a candidate with quorum
@@ -293,24 +319,14 @@ func (m *Model) scriptStep(w *sim.World, p *sim.Proc) string {
 		s.Step++
 		next(50*ms, 150*ms)
 		return "stop L (" + name(s.L) + ") and O (" + name(s.O) + ")"
-	case 3:
-		m.Inst[s.N].Mode, m.Inst[s.N].Quorum = ModeCandidate, 1
-		w.Restart(sim.NodeID(s.N))
+	case 3, 4, 5:
+		st := scriptStarts[s.Step-3]
+		i := s.instance(st.role)
+		m.Inst[i].Mode, m.Inst[i].Quorum = st.mode, st.quorum
+		w.Restart(sim.NodeID(i))
 		s.Step++
-		next(100*ms, 500*ms)
-		return "start N (" + name(s.N) + "): candidate, quorum 1"
-	case 4:
-		m.Inst[s.O].Mode, m.Inst[s.O].Quorum = ModeVoter, 1
-		w.Restart(sim.NodeID(s.O))
-		s.Step++
-		next(100*ms, 500*ms)
-		return "start O (" + name(s.O) + "): voter"
-	case 5:
-		m.Inst[s.L].Mode, m.Inst[s.L].Quorum = ModeVoter, 3
-		w.Restart(sim.NodeID(s.L))
-		s.Step++
-		next(200*ms, 500*ms)
-		return "start L (" + name(s.L) + "): voter, quorum 3"
+		next(st.pauseMin*ms, 500*ms)
+		return "start " + st.role + " (" + name(i) + "): " + st.says
 	case 6:
 		m.setCandidate(w, s.L, true)
 		s.Step++
