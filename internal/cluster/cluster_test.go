@@ -206,6 +206,29 @@ func (k *killer) redelivered() int64 {
 	return n
 }
 
+// searchBoth runs cfg locally, then on the cluster while a worker is
+// killed, and returns both results.
+func (k *killer) searchBoth(t *testing.T, cfg check.Config) (local, dist check.Result) {
+	t.Helper()
+	local = localSearch(t, k.c.reg, cfg)
+	var err error
+	k.during(func() { dist, err = k.c.coord.Search(context.Background(), cfg, nil) })
+	if err != nil {
+		t.Fatalf("%s %s/%s/%s: %v", cfg.Strategy, cfg.Scenario, cfg.Preset, cfg.Variant, err)
+	}
+	return local, dist
+}
+
+// requireRedelivered fails unless some kill hit a worker holding work
+// (what, a range or a task), which was then redone elsewhere.
+func (k *killer) requireRedelivered(t *testing.T, what string) {
+	t.Helper()
+	if k.redelivered() == 0 {
+		t.Fatalf("no %s was redelivered: no kill hit a worker holding one", what)
+	}
+	t.Logf("%d %ss redelivered after a kill", k.redelivered(), what)
+}
+
 // A worker killed at a random moment of each search (its connection
 // dropped, its range never acknowledged) changes no answer: the range is
 // redelivered to a surviving worker.
@@ -215,19 +238,10 @@ func TestSwarmSurvivesAKilledWorker(t *testing.T) {
 		if i%3 != 0 {
 			continue // a third of the searches keeps the test short
 		}
-		local := localSearch(t, k.c.reg, cfg)
-		var dist check.Result
-		var err error
-		k.during(func() { dist, err = k.c.coord.Search(context.Background(), cfg, nil) })
-		if err != nil {
-			t.Fatalf("%s %s/%s: %v", cfg.Strategy, cfg.Scenario, cfg.Preset, err)
-		}
+		local, dist := k.searchBoth(t, cfg)
 		sameResult(t, cfg, local, dist)
 	}
-	if k.redelivered() == 0 {
-		t.Fatal("no task was redelivered: no kill hit a worker holding a range")
-	}
-	t.Logf("%d ranges redelivered after a kill", k.redelivered())
+	k.requireRedelivered(t, "range")
 }
 
 // A search that finds nothing for long: the fixed churn preset.
@@ -360,19 +374,10 @@ func TestBFSExactGivesTheLocalAnswer(t *testing.T) {
 func TestBFSSurvivesAKilledWorker(t *testing.T) {
 	k := newKiller(t, 2, testOptions)
 	for _, cfg := range checktest.BFSConfigs(k.c.reg) {
-		local := localSearch(t, k.c.reg, cfg)
-		var dist check.Result
-		var err error
-		k.during(func() { dist, err = k.c.coord.Search(context.Background(), cfg, nil) })
-		if err != nil {
-			t.Fatalf("%s/%s/%s: %v", cfg.Scenario, cfg.Preset, cfg.Variant, err)
-		}
+		local, dist := k.searchBoth(t, cfg)
 		sameBFSAnswer(t, cfg, local, dist)
 	}
-	if k.redelivered() == 0 {
-		t.Fatal("no task was redelivered: no kill hit a worker holding a task")
-	}
-	t.Logf("%d tasks redelivered after a kill", k.redelivered())
+	k.requireRedelivered(t, "task")
 }
 
 // A distributed dfs, or bfs with persistent sets, is refused with an
