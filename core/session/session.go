@@ -109,9 +109,9 @@ func (s *Session) Call(id, method string, args json.RawMessage) (any, error) {
 func (s *Session) call(id, method string, args json.RawMessage) (any, error) {
 	switch method {
 	case "scenarios":
-		return s.reg.List(), decode(args, &struct{}{})
+		return withArgs(args, func(struct{}) ([]*scenario.Scenario, error) { return s.reg.List(), nil })
 	case "formats":
-		return Formats(), decode(args, &struct{}{})
+		return withArgs(args, func(struct{}) ([]Format, error) { return Formats(), nil })
 	case "open":
 		var a OpenArgs
 		if err := decode(args, &a); err != nil {
@@ -137,44 +137,35 @@ func (s *Session) call(id, method string, args json.RawMessage) (any, error) {
 			return Export(tl, s.parentOf(tl.ID()), a.Format)
 		})
 	case "fork":
-		var a ForkArgs
-		if err := decode(args, &a); err != nil {
-			return nil, err
-		}
-		return s.Fork(a)
+		return withArgs(args, s.Fork)
 	case "forks":
-		var a RunArgs
-		if err := decode(args, &a); err != nil {
-			return nil, err
-		}
-		return s.Forks(a.Run)
+		return withArgs(args, func(a RunArgs) (ForkNode, error) { return s.Forks(a.Run) })
 	case "compare":
-		var a CompareArgs
-		if err := decode(args, &a); err != nil {
-			return nil, err
-		}
-		return s.Compare(a)
+		return withArgs(args, s.Compare)
 	case "search":
 		return s.StartSearch(id, args)
 	case "cancel":
-		var a CancelArgs
-		if err := decode(args, &a); err != nil {
-			return nil, err
-		}
-		return s.Cancel(a.ID)
+		return withArgs(args, func(a CancelArgs) (Cancelled, error) { return s.Cancel(a.ID) })
 	case "play":
-		var a PlayArgs
-		if err := decode(args, &a); err != nil {
-			return nil, err
-		}
-		return s.Play(id, a)
+		return withArgs(args, func(a PlayArgs) (*Player, error) { return s.Play(id, a) })
 	case "pause":
-		if err := decode(args, &struct{}{}); err != nil {
-			return nil, err
-		}
-		return s.Pause(), nil
+		return withArgs(args, func(struct{}) (Paused, error) { return s.Pause(), nil })
 	}
 	return nil, errorf(CodeMethod, "method", "unknown method %q; one of %s", clip(method, 40), strings.Join(Methods, ", "))
+}
+
+// withArgs decodes a method's arguments (decode) and calls f with them:
+// the one way a method that names no run reads its arguments.
+func withArgs[A, R any](args json.RawMessage, f func(A) (R, error)) (any, error) {
+	var a A
+	if err := decode(args, &a); err != nil {
+		return nil, err
+	}
+	v, err := f(a)
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // runArgs is every per-run argument type: it names its run.
