@@ -11,6 +11,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/racetrack-sim/racetrack/core/session"
 	"github.com/racetrack-sim/racetrack/internal/harness"
 )
 
@@ -129,7 +130,7 @@ func readReply(ctx context.Context, c *websocket.Conn, want string) string {
 			ID       json.RawMessage
 			Progress json.RawMessage
 			Frame    json.RawMessage
-			Error    *struct{ Code, Field string }
+			Error    *session.Error
 		}
 		if json.Unmarshal(b, &m) != nil || string(m.ID) != want || m.Progress != nil || m.Frame != nil {
 			continue

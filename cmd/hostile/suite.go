@@ -18,6 +18,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/racetrack-sim/racetrack/api"
 	"github.com/racetrack-sim/racetrack/core/catalog"
 	"github.com/racetrack-sim/racetrack/internal/harness"
 )
@@ -79,13 +80,7 @@ type reply struct {
 	header  http.Header
 	body    []byte
 	readErr error
-	problem struct {
-		Type      string `json:"type"`
-		Status    int    `json:"status"`
-		Field     string `json:"field"`
-		Detail    string `json:"detail"`
-		NeedBytes int64  `json:"needBytes"`
-	}
+	problem api.Problem
 }
 
 func (r *reply) isProblem() bool {

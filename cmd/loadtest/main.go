@@ -39,6 +39,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/racetrack-sim/racetrack/core/session"
 	"github.com/racetrack-sim/racetrack/internal/harness"
 )
 
@@ -284,9 +285,7 @@ func (s *stats) addFrames(lat []time.Duration) {
 type reply struct {
 	ID     int             `json:"id"`
 	Result json.RawMessage `json:"result"`
-	Error  *struct {
-		Code, Field, Message string
-	} `json:"error"`
+	Error  *session.Error  `json:"error"`
 }
 
 // stepper is one page's session: it opens a run over the socket and steps
