@@ -48,9 +48,10 @@ func (s *Server) sessionStream(w http.ResponseWriter, r *http.Request) {
 	out := newOutbox(sessionQueue)
 	runs := &serverRuns{s: s, ctx: ctx}
 	defer runs.dropAll()
-	conn := &sessionConn{s: s, ctx: ctx, out: out, start: time.Now(), inflight: make(chan struct{}, sessionInflight), runs: runs,
+	conn := &sessionConn{s: s, ctx: ctx, out: out, start: time.Now(), inflight: make(chan struct{}, sessionInflight),
 		sess: session.New(session.Config{Registry: s.reg, Runs: runs, Limits: s.sessionLimits()})}
 	conn.lastRequest.Store(time.Now().UnixNano())
+	conn.runs = runs
 	writerDone := make(chan struct{})
 	var writeErr error
 	go func() {
