@@ -301,7 +301,7 @@ func (s *Store) ForkTree(run scenario.RunSpec, violations int) (session.ForkNode
 			}
 			info.Violations = rec.Violations
 			if p := rec.Parent; p != nil {
-				info.Parent = &timeline.Branch{Parent: p.Parent, Step: p.Step, Choice: p.Choice, Option: p.Option, Text: p.Text}
+				info.Parent = &timeline.Branch{Edge: *p}
 			}
 			if kids != nil {
 				// At most one more than a tree may hold: ForkTree then

@@ -237,8 +237,7 @@ func (s *Server) createFork(w http.ResponseWriter, r *http.Request) {
 	defer child.drop()
 	b.Spec = child.spec
 	// The edge is kept for GET /runs/{id}/forks.
-	edge := session.ForkEdge{Step: b.Step, Choice: b.Choice, Option: b.Option, Text: b.Text}
-	if err := s.store.PutFork(rec.id, len(rec.summary.Violations), edge, child.id, len(child.summary.Violations)); err != nil {
+	if err := s.store.PutFork(rec.id, len(rec.summary.Violations), b.Edge, child.id, len(child.summary.Violations)); err != nil {
 		writeError(w, r, fmt.Errorf("store the fork of %s: %w", rec.id, err))
 		return
 	}

@@ -51,13 +51,7 @@ type ForkNode struct {
 }
 
 // ForkEdge is how a run was forked from its parent.
-type ForkEdge struct {
-	Parent string `json:"parent"`
-	Step   int    `json:"step"`
-	Choice int    `json:"choice"`
-	Option int    `json:"option"`
-	Text   string `json:"text"`
-}
+type ForkEdge = timeline.Edge
 
 // Forks returns the fork tree that holds a run, from its root.
 func (s *Session) Forks(run string) (ForkNode, error) {
@@ -139,7 +133,8 @@ func (w *treeWalk) node(id string) (ForkNode, bool) {
 	info, _ := w.know(id)
 	n := ForkNode{Run: id, Spec: info.Spec, Violations: info.Violations, Children: []ForkNode{}}
 	if p := info.Parent; p != nil {
-		n.Fork = &ForkEdge{Parent: p.Parent, Step: p.Step, Choice: p.Choice, Option: p.Option, Text: p.Text}
+		edge := p.Edge
+		n.Fork = &edge
 	}
 	for _, c := range info.Children {
 		if w.seen[c] {

@@ -18,7 +18,7 @@ func (m forkMap) know(id string) (session.ForkInfo, bool) { i, ok := m[id]; retu
 func (m forkMap) fork(parent, child string, step int) {
 	c := m[child]
 	c.Spec = scenario.RunSpec{Scenario: "x", Seed: uint64(len(m))}
-	c.Parent = &timeline.Branch{Parent: parent, Step: step, Text: child}
+	c.Parent = &timeline.Branch{Edge: timeline.Edge{Parent: parent, Step: step, Text: child}}
 	m[child] = c
 	p := m[parent]
 	p.Children = append(p.Children, child)

@@ -163,16 +163,23 @@ func describe(w *sim.World, ev *sim.Event) string {
 	return name + " takes its next step"
 }
 
-// Branch is one edge of the what-if tree: a run forked from Parent by
-// taking Option instead of the recorded pick at choice Choice (made at
-// step Step).
+// Edge is how a run was forked from Parent: by taking Option instead of
+// the recorded pick at choice Choice (made at step Step), which Text says
+// in words. It is the one declaration of a fork's edge on every wire
+// (REST's new fork, the fork trees of REST and the session).
+type Edge struct {
+	Parent string `json:"parent"`
+	Step   int    `json:"step"`
+	Choice int    `json:"choice"`
+	Option int    `json:"option"`
+	Text   string `json:"text"`
+}
+
+// Branch is one edge of the what-if tree with the spec of the run it
+// leads to.
 type Branch struct {
-	Parent string           `json:"parent"`
-	Step   int              `json:"step"`
-	Choice int              `json:"choice"`
-	Option int              `json:"option"`
-	Text   string           `json:"text"`
-	Spec   scenario.RunSpec `json:"spec"`
+	Edge
+	Spec scenario.RunSpec `json:"spec"`
 }
 
 // Fork returns the spec of the run that makes the same choices as this one
@@ -215,5 +222,5 @@ func (tl *Timeline) Branch(i, choice, option int) (Branch, error) {
 			text = o.Text
 		}
 	}
-	return Branch{Parent: tl.id, Step: i, Choice: a.Choice, Option: option, Text: text, Spec: spec}, nil
+	return Branch{Edge: Edge{Parent: tl.id, Step: i, Choice: a.Choice, Option: option, Text: text}, Spec: spec}, nil
 }
