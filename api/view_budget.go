@@ -27,6 +27,8 @@ const (
 	// The slice of step i grows with i (the causal past it marks and
 	// lists): about 46 bytes a step.
 	sliceStepBytes = 64
+	// A page of steps grows with its rows: 400 to 1,050 bytes a row.
+	stepsRowBytes = 1536
 )
 
 // reserveView reserves what drawing the window [from, to) holds before
@@ -53,6 +55,21 @@ func (s *Server) reserveSlice(step int) (*grant, error) {
 	return s.mem.reserve(kindExport, viewBaseBytes+int64(step+1)*sliceStepBytes, memoryHint{field: "step", what: "the slice of this step"})
 }
 
+// reserveSteps reserves what a page of rows steps holds; the refusal
+// names "limit".
+func (s *Server) reserveSteps(rows int) (*grant, error) {
+	return s.mem.reserve(kindExport, viewBaseBytes+int64(rows)*stepsRowBytes, memoryHint{field: "limit", what: "this page of steps"})
+}
+
+// pageRows is how many rows a steps page of limit from from holds on a
+// run of n steps (limit 0: the default page).
+func pageRows(from, limit, n int) int {
+	if limit == 0 {
+		limit = session.DefaultStepsPage
+	}
+	return max(0, min(limit, n-from))
+}
+
 // admitView reserves a session view request's memory as REST does for
 // the same view. ok is false when the request is not one it reserves for
 // (a bad argument the session names itself, or a run neither the socket
@@ -68,6 +85,18 @@ func (sc *sessionConn) admitView(method string, args []byte) (g *grant, ok bool,
 			return nil, false, nil
 		}
 		g, err = s.reserveView(a.From, a.To)
+	case "steps":
+		var a session.StepsArgs
+		if json.Unmarshal(args, &a) != nil || a.Limit < 0 || a.Limit > timeline.MaxStepsPage || a.From < 0 {
+			return nil, false, nil
+		}
+		rec, held := sc.runs.recording(a.Run)
+		if !held {
+			return nil, false, nil
+		}
+		rows := pageRows(a.From, a.Limit, rec.tl.Len())
+		rec.drop()
+		g, err = s.reserveSteps(rows)
 	case "slice":
 		var a session.StepArgs
 		if json.Unmarshal(args, &a) != nil || a.Step < 0 {

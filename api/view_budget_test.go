@@ -28,11 +28,12 @@ func holdAllBut(t *testing.T, ts *testServer, free int64) *grant {
 	return hold
 }
 
-// The charts and the slice reserve, before they are computed, what they
-// grow to with the run (its series samples, the step's causal past): one
-// byte short of it they are a retryable 503 naming what they need, and a
-// 200 once it is free.
-func TestChartsAndSliceReserveWhatTheyGrowTo(t *testing.T) {
+// The charts, the slice and a page of steps reserve, before they are
+// computed, what they grow to with the run or the request (its series
+// samples, the step's causal past, the page's rows): one byte short of it
+// they are a retryable 503 naming what they need, and a 200 once it is
+// free.
+func TestViewsReserveWhatTheyGrowTo(t *testing.T) {
 	ts := newTestServer(t)
 	run := ts.createRun(t, longPhilo)
 	rec, err := ts.lookupRun(run.ID)
@@ -47,6 +48,8 @@ func TestChartsAndSliceReserveWhatTheyGrowTo(t *testing.T) {
 	}{
 		{"/charts?width=1200", chartBaseBytes + int64(points)*chartPointBytes},
 		{fmt.Sprintf("/slice?step=%d", last), viewBaseBytes + int64(last+1)*sliceStepBytes},
+		{"/steps?from=0&limit=1000", viewBaseBytes + 1000*stepsRowBytes},
+		{fmt.Sprintf("/steps?from=%d&limit=1000", last), viewBaseBytes + 1*stepsRowBytes},
 	} {
 		t.Run(c.path, func(t *testing.T) {
 			hold := holdAllBut(t, ts, c.need-1)
@@ -87,9 +90,9 @@ func TestChartsThatNeverFitAre422(t *testing.T) {
 	assert.Zero(t, small.inUse())
 }
 
-// The session's charts and slice reserve what REST reserves: with the
-// budget taken they are a retryable busy, then an answer.
-func TestSessionChartsAndSliceAreBudgeted(t *testing.T) {
+// The session's charts, slice and steps reserve what REST reserves: with
+// the budget taken they are a retryable busy, then an answer.
+func TestSessionViewsAreBudgeted(t *testing.T) {
 	ts := newTestServer(t)
 	sc := dialSession(t, ts)
 	var sum scenario.Summary
@@ -105,6 +108,7 @@ func TestSessionChartsAndSliceAreBudgeted(t *testing.T) {
 	}{
 		{"charts", fmt.Sprintf(`{"run":%q,"width":1200}`, sum.ID), chartBaseBytes + int64(points)*chartPointBytes},
 		{"slice", fmt.Sprintf(`{"run":%q,"step":%d}`, sum.ID, last), viewBaseBytes + int64(last+1)*sliceStepBytes},
+		{"steps", fmt.Sprintf(`{"run":%q,"from":0,"limit":10000}`, sum.ID), viewBaseBytes + int64(sum.Steps)*stepsRowBytes},
 	} {
 		t.Run(c.method, func(t *testing.T) {
 			hold := holdAllBut(t, ts, c.need-1)
@@ -152,9 +156,11 @@ func TestViewReservationsCoverTheirAllocations(t *testing.T) {
 	}
 	charts := allocated(func() (any, error) { return session.Charts(rec.tl, 4000) })
 	slice := allocated(func() (any, error) { return session.CausalSlice(rec.tl, last) })
+	steps := allocated(func() (any, error) { return session.Steps(rec.tl, 0, 1000) })
+	assert.Less(t, steps, int64(viewBaseBytes+1000*stepsRowBytes), "steps")
 	assert.Less(t, charts, chartBaseBytes+int64(rec.tl.SeriesPoints())*chartPointBytes, "charts")
 	assert.Less(t, slice, viewBaseBytes+int64(last+1)*sliceStepBytes, "slice")
-	t.Logf("charts %d B for %d samples; slice %d B at step %d", charts, rec.tl.SeriesPoints(), slice, last)
+	t.Logf("charts %d B for %d samples; slice %d B at step %d; 1,000 steps %d B", charts, rec.tl.SeriesPoints(), slice, last, steps)
 
 	// A comparison is the first divergence and one verdict a property:
 	// runs 80 times longer allocate about as much.

@@ -33,7 +33,8 @@ func (s *Server) getSteps(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	view(w, r, func() (any, error) { return session.Steps(rec.tl, from, limit) })
+	viewWithin(w, r, func() (*grant, error) { return s.reserveSteps(pageRows(from, limit, rec.tl.Len())) },
+		func() (any, error) { return session.Steps(rec.tl, from, limit) })
 }
 
 // stepParam reads a required step index of rec's timeline.

@@ -8,10 +8,11 @@ import (
 	"time"
 )
 
-// viewBudget plays the views that grow with a run against the large run,
-// many at once: its charts (with its series samples) and the causal slice
-// of its last step (with the step) reserve first, over REST and the
-// session; a comparison, which does not grow with the runs, just answers.
+// viewBudget plays the views that grow with a run or a request against
+// the large run, many at once: its charts (with its series samples), the
+// causal slice of its last step (with the step) and long pages of steps
+// (with the page) reserve first, over REST and the session; a
+// comparison, which does not grow with the runs, just answers.
 func (s *suite) viewBudget(id string) {
 	var run struct {
 		Spec  json.RawMessage
@@ -25,6 +26,7 @@ func (s *suite) viewBudget(id string) {
 	}{
 		{"charts", fmt.Sprintf("/api/v1/runs/%s/charts?width=4000", id), "id"},
 		{"slices of the last step", fmt.Sprintf("/api/v1/runs/%s/slice?step=%d", id, last), "step"},
+		{"pages of 1,000 steps", fmt.Sprintf("/api/v1/runs/%s/steps?from=0&limit=1000", id), "limit"},
 		{"comparisons with itself", fmt.Sprintf("/api/v1/compare?a=%s&b=%s", id, id), ""},
 	} {
 		counts, ok := s.concurrently(n, func() *reply { return s.do("GET", c.path, "", nil) }, func(r *reply) bool {
@@ -46,10 +48,11 @@ func (s *suite) viewBudget(id string) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			view := fmt.Sprintf(`{"id":2,"method":"charts","args":{"run":%q,"width":4000}}`, id)
-			if i%2 == 1 {
-				view = fmt.Sprintf(`{"id":2,"method":"slice","args":{"run":%q,"step":%d}}`, id, last)
-			}
+			view := []string{
+				fmt.Sprintf(`{"id":2,"method":"charts","args":{"run":%q,"width":4000}}`, id),
+				fmt.Sprintf(`{"id":2,"method":"slice","args":{"run":%q,"step":%d}}`, id, last),
+				fmt.Sprintf(`{"id":2,"method":"steps","args":{"run":%q,"from":0,"limit":10000}}`, id),
+			}[i%3]
 			code := s.sessionCall(ctx, []string{fmt.Sprintf(`{"id":1,"method":"open","args":{"spec":%s}}`, run.Spec), view})
 			mu.Lock()
 			counts[code]++
@@ -58,7 +61,7 @@ func (s *suite) viewBudget(id string) {
 		}()
 	}
 	wg.Wait()
-	s.record(fmt.Sprintf("%d session sockets asking the large run's charts or last slice", s.sc.streams), "a result, or busy (reserved first); no socket lost", fmt.Sprint(counts), ok)
+	s.record(fmt.Sprintf("%d session sockets asking the large run's charts, last slice or 10,000 steps", s.sc.streams), "a result, or busy (reserved first); no socket lost", fmt.Sprint(counts), ok)
 }
 
 // concurrently sends n requests at once and counts their outcomes; ok is
