@@ -40,8 +40,8 @@ func (s *Server) routes() http.Handler {
 		r.Route("/runs/{id}", func(r chi.Router) {
 			r.Get("/", s.getRun)
 			r.Get("/steps", s.getSteps)
-			r.Get("/state", withStep(s, nil, session.StateAt))
-			r.Get("/alternatives", withStep(s, nil, session.Alternatives))
+			r.Get("/state", withStep(s, s.reserveReplay, session.StateAt))
+			r.Get("/alternatives", withStep(s, s.reserveReplay, session.Alternatives))
 			r.Get("/slice", withStep(s, s.reserveSlice, session.CausalSlice))
 			r.Get("/find", s.getFind)
 			r.Get("/layout", s.getLayout)

@@ -19,8 +19,8 @@ import (
 // shortage is the memory-busy problem, which the socket reports as busy
 // with a retry time. It returns the request to serve (an adjusted
 // search) and the release. The views that grow with a run or a request
-// (layout, steps, slice, charts) reserve what REST reserves for them
-// (view_budget.go).
+// (layout, steps, slice, charts, and the replays of state and
+// alternatives) reserve what REST reserves for them (view_budget.go).
 func (sc *sessionConn) admit(req session.Request) (session.Request, func(), error) {
 	s := sc.s
 	switch req.Method {
@@ -47,7 +47,7 @@ func (sc *sessionConn) admit(req session.Request) (session.Request, func(), erro
 			req.Args = args
 		}
 		return req, g.release, nil
-	case "layout", "steps", "slice", "charts":
+	case "layout", "steps", "slice", "charts", "state", "alternatives":
 		g, ok, err := sc.admitView(req.Method, req.Args)
 		if err != nil {
 			return req, nil, err

@@ -29,6 +29,10 @@ const (
 	sliceStepBytes = 64
 	// A page of steps grows with its rows: 400 to 1,050 bytes a row.
 	stepsRowBytes = 1536
+	// The state of a step (and its alternatives) replays a world from
+	// the nearest snapshot, as large as the scenario declares a world:
+	// one for the alternatives, one for the state.
+	replayWorlds = 2
 )
 
 // reserveView reserves what drawing the window [from, to) holds before
@@ -49,9 +53,9 @@ func reserveCharts(b *memBudget, tl *timeline.Timeline, run string) (*grant, err
 		memoryHint{field: run, what: "the charts of this run", remedy: "open a shorter run (fewer steps)"})
 }
 
-// reserveSlice reserves what the causal slice of step holds; the refusal
-// names "step".
-func (s *Server) reserveSlice(step int) (*grant, error) {
+// reserveSlice reserves what the causal slice of step holds (of any run:
+// it grows with the step alone); the refusal names "step".
+func (s *Server) reserveSlice(_ *timeline.Timeline, step int) (*grant, error) {
 	return s.mem.reserve(kindExport, viewBaseBytes+int64(step+1)*sliceStepBytes, memoryHint{field: "step", what: "the slice of this step"})
 }
 
@@ -59,6 +63,12 @@ func (s *Server) reserveSlice(step int) (*grant, error) {
 // names "limit".
 func (s *Server) reserveSteps(rows int) (*grant, error) {
 	return s.mem.reserve(kindExport, viewBaseBytes+int64(rows)*stepsRowBytes, memoryHint{field: "limit", what: "this page of steps"})
+}
+
+// reserveReplay reserves what a view that replays tl to step holds (the
+// state, the alternatives); the refusal names "step".
+func (s *Server) reserveReplay(tl *timeline.Timeline, step int) (*grant, error) {
+	return s.mem.reserve(kindExport, viewBaseBytes+replayWorlds*tl.WorldBytesAt(step), memoryHint{field: "step", what: "the state of this step"})
 }
 
 // pageRows is how many rows a steps page of limit from from holds on a
@@ -97,7 +107,7 @@ func (sc *sessionConn) admitView(method string, args []byte) (g *grant, ok bool,
 		rows := pageRows(a.From, a.Limit, rec.tl.Len())
 		rec.drop()
 		g, err = s.reserveSteps(rows)
-	case "slice":
+	case "slice", "state", "alternatives":
 		var a session.StepArgs
 		if json.Unmarshal(args, &a) != nil || a.Step < 0 {
 			return nil, false, nil
@@ -106,12 +116,15 @@ func (sc *sessionConn) admitView(method string, args []byte) (g *grant, ok bool,
 		if !held {
 			return nil, false, nil
 		}
-		n := rec.tl.Len()
-		rec.drop()
-		if a.Step >= n {
+		defer rec.drop()
+		if a.Step >= rec.tl.Len() {
 			return nil, false, nil
 		}
-		g, err = s.reserveSlice(a.Step)
+		if method == "slice" {
+			g, err = s.reserveSlice(rec.tl, a.Step)
+		} else {
+			g, err = s.reserveReplay(rec.tl, a.Step)
+		}
 	case "charts":
 		var a session.ChartsArgs
 		if json.Unmarshal(args, &a) != nil {

@@ -39,9 +39,11 @@ func TestViewsReserveWhatTheyGrowTo(t *testing.T) {
 	rec, err := ts.lookupRun(run.ID)
 	require.NoError(t, err)
 	points := rec.tl.SeriesPoints()
+	last := run.Steps - 1
+	world := rec.tl.WorldBytesAt(last)
 	rec.drop()
 	require.Greater(t, points, 1000)
-	last := run.Steps - 1
+	require.Positive(t, world)
 	for _, c := range []struct {
 		path string
 		need int64
@@ -50,6 +52,8 @@ func TestViewsReserveWhatTheyGrowTo(t *testing.T) {
 		{fmt.Sprintf("/slice?step=%d", last), viewBaseBytes + int64(last+1)*sliceStepBytes},
 		{"/steps?from=0&limit=1000", viewBaseBytes + 1000*stepsRowBytes},
 		{fmt.Sprintf("/steps?from=%d&limit=1000", last), viewBaseBytes + 1*stepsRowBytes},
+		{fmt.Sprintf("/state?step=%d", last), viewBaseBytes + replayWorlds*world},
+		{fmt.Sprintf("/alternatives?step=%d", last), viewBaseBytes + replayWorlds*world},
 	} {
 		t.Run(c.path, func(t *testing.T) {
 			hold := holdAllBut(t, ts, c.need-1)
@@ -100,8 +104,9 @@ func TestSessionViewsAreBudgeted(t *testing.T) {
 	rec, err := ts.lookupRun(sum.ID)
 	require.NoError(t, err)
 	points := rec.tl.SeriesPoints()
-	rec.drop()
 	last := sum.Steps - 1
+	world := rec.tl.WorldBytesAt(last)
+	rec.drop()
 	for _, c := range []struct {
 		method, args string
 		need         int64
@@ -109,6 +114,8 @@ func TestSessionViewsAreBudgeted(t *testing.T) {
 		{"charts", fmt.Sprintf(`{"run":%q,"width":1200}`, sum.ID), chartBaseBytes + int64(points)*chartPointBytes},
 		{"slice", fmt.Sprintf(`{"run":%q,"step":%d}`, sum.ID, last), viewBaseBytes + int64(last+1)*sliceStepBytes},
 		{"steps", fmt.Sprintf(`{"run":%q,"from":0,"limit":10000}`, sum.ID), viewBaseBytes + int64(sum.Steps)*stepsRowBytes},
+		{"state", fmt.Sprintf(`{"run":%q,"step":%d}`, sum.ID, last), viewBaseBytes + replayWorlds*world},
+		{"alternatives", fmt.Sprintf(`{"run":%q,"step":%d}`, sum.ID, last), viewBaseBytes + replayWorlds*world},
 	} {
 		t.Run(c.method, func(t *testing.T) {
 			hold := holdAllBut(t, ts, c.need-1)
@@ -157,10 +164,12 @@ func TestViewReservationsCoverTheirAllocations(t *testing.T) {
 	charts := allocated(func() (any, error) { return session.Charts(rec.tl, 4000) })
 	slice := allocated(func() (any, error) { return session.CausalSlice(rec.tl, last) })
 	steps := allocated(func() (any, error) { return session.Steps(rec.tl, 0, 1000) })
+	state := allocated(func() (any, error) { return session.StateAt(rec.tl, last) })
+	assert.Less(t, state, viewBaseBytes+replayWorlds*rec.tl.WorldBytesAt(last), "state")
 	assert.Less(t, steps, int64(viewBaseBytes+1000*stepsRowBytes), "steps")
 	assert.Less(t, charts, chartBaseBytes+int64(rec.tl.SeriesPoints())*chartPointBytes, "charts")
 	assert.Less(t, slice, viewBaseBytes+int64(last+1)*sliceStepBytes, "slice")
-	t.Logf("charts %d B for %d samples; slice %d B at step %d; 1,000 steps %d B", charts, rec.tl.SeriesPoints(), slice, last, steps)
+	t.Logf("charts %d B for %d samples; slice %d B at step %d; 1,000 steps %d B; state %d B (a world %d B)", charts, rec.tl.SeriesPoints(), slice, last, steps, state, rec.tl.WorldBytesAt(last))
 
 	// A comparison is the first divergence and one verdict a property:
 	// runs 80 times longer allocate about as much.

@@ -46,9 +46,9 @@ func stepParam(r *http.Request, rec *recording, name string) (int, error) {
 	return requireInt(r, name, 0, n-1)
 }
 
-// withStep serves a view of one step of a run; reserve (nil for a view
-// whose size does not grow with the run) takes its memory first.
-func withStep[T any](s *Server, reserve func(step int) (*grant, error), of func(*timeline.Timeline, int) (T, error)) http.HandlerFunc {
+// withStep serves a view of one step of a run, within the memory reserve
+// takes for it.
+func withStep[T any](s *Server, reserve func(*timeline.Timeline, int) (*grant, error), of func(*timeline.Timeline, int) (T, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		rec, ok := s.runFromPath(w, r)
 		if !ok {
@@ -59,11 +59,7 @@ func withStep[T any](s *Server, reserve func(step int) (*grant, error), of func(
 			writeError(w, r, err)
 			return
 		}
-		if reserve == nil {
-			view(w, r, func() (any, error) { return of(rec.tl, step) })
-			return
-		}
-		viewWithin(w, r, func() (*grant, error) { return reserve(step) }, func() (any, error) { return of(rec.tl, step) })
+		viewWithin(w, r, func() (*grant, error) { return reserve(rec.tl, step) }, func() (any, error) { return of(rec.tl, step) })
 	}
 }
 

@@ -55,3 +55,14 @@ func traceBytes(width, steps, messages, choices, every int, c scenario.Cost) int
 	// on top of what the data needs.
 	return size + size/8
 }
+
+// WorldBytesAt is the declared memory of the run's world at step i (its
+// scenario's Cost): what a view that replays to step i holds besides the
+// timeline. 0 for an imported execution, which has no world.
+func (tl *Timeline) WorldBytesAt(i int) int64 {
+	if tl.imported != nil || tl.sc == nil {
+		return 0
+	}
+	c := tl.sc.CostOf(scenario.Values(tl.spec.Params))
+	return c.WorldBytes + int64(c.GrowthPerStep*float64(i))
+}
