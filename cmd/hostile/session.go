@@ -21,8 +21,6 @@ import (
 // session search REST would refuse.
 func (s *suite) sessionBudget(id string) {
 	n := s.sc.exports * 2
-	replies := make([]*reply, n)
-	var wg sync.WaitGroup
 	var run struct {
 		Spec    json.RawMessage
 		Summary struct{ Steps int }
@@ -30,41 +28,22 @@ func (s *suite) sessionBudget(id string) {
 	}
 	_ = json.Unmarshal(s.do("GET", "/api/v1/runs/"+id, "", nil).body, &run)
 	steps := max(run.Steps, run.Summary.Steps, 2)
-	for i := range replies {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			replies[i] = s.do("GET", fmt.Sprintf("/api/v1/runs/%s/diagram.svg?from=0&to=%d", id, steps), "", nil)
-		}()
-	}
-	wg.Wait()
-	counts, ok := map[string]int{}, true
-	for _, r := range replies {
-		counts[r.String()]++
-		ok = ok && (r.status == 200 || r.retryable() || r.status == 422 && r.problem.Field == "to")
-	}
+	counts, ok := s.concurrently(n, func() *reply {
+		return s.do("GET", fmt.Sprintf("/api/v1/runs/%s/diagram.svg?from=0&to=%d", id, steps), "", nil)
+	}, func(r *reply) bool {
+		return r.status == 200 || r.retryable() || r.status == 422 && r.problem.Field == "to"
+	})
 	s.record(fmt.Sprintf("%d whole-window SVG diagrams of the large run at once", n), "200, or 503/429 with Retry-After (reserved first)", fmt.Sprint(counts), ok)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	sockets := s.sc.streams
-	counts, ok = map[string]int{}, true
-	var mu sync.Mutex
-	for i := 0; i < sockets; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			code := s.sessionCall(ctx, []string{
-				fmt.Sprintf(`{"id":1,"method":"open","args":{"spec":%s}}`, run.Spec),
-				fmt.Sprintf(`{"id":2,"method":"export","args":{"run":%q,"format":"json"}}`, id),
-			})
-			mu.Lock()
-			counts[code]++
-			ok = ok && (code == "result" || code == "busy")
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
+	counts, ok = s.sessionsAtOnce(ctx, sockets, func(int) []string {
+		return []string{
+			fmt.Sprintf(`{"id":1,"method":"open","args":{"spec":%s}}`, run.Spec),
+			fmt.Sprintf(`{"id":2,"method":"export","args":{"run":%q,"format":"json"}}`, id),
+		}
+	})
 	s.record(fmt.Sprintf("%d session sockets exporting the large run as JSON", sockets), "a result, or busy (reserved first); no socket lost", fmt.Sprint(counts), ok)
 
 	code := s.sessionCall(ctx, []string{`{"id":1,"method":"search","args":{"scenario":"vitess-messager","preset":"lock-level","strategy":"bfs","params":{"clients":4,"iterations":3},"budget":{"states":100000000}}}`})
@@ -91,6 +70,28 @@ func (s *suite) sessionBudget(id string) {
 	}
 	s.record(fmt.Sprintf("%d idle session sockets, then a run", idle), "all open, holding no stream memory; the run 201",
 		fmt.Sprintf("%d open, %.0f bytes held, run %s", opened, held, r.String()), opened == idle && held == 0 && r.status == http.StatusCreated)
+}
+
+// sessionsAtOnce opens n session sockets at once, the i-th sending
+// msgs(i) (sessionCall), and counts how each ended; ok is whether every
+// one ended in a result or busy.
+func (s *suite) sessionsAtOnce(ctx context.Context, n int, msgs func(i int) []string) (map[string]int, bool) {
+	counts, ok := map[string]int{}, true
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			code := s.sessionCall(ctx, msgs(i))
+			mu.Lock()
+			counts[code]++
+			ok = ok && (code == "result" || code == "busy")
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return counts, ok
 }
 
 // sessionCall sends requests on a new session socket, each after the

@@ -307,16 +307,9 @@ func (s *suite) memory() {
 	}
 	steps := max(budget/int64(s.sc.bigRuns)/perStep, 1000)
 	big := strings.Replace(huge, `"maxSteps":1000000`, `"maxSteps":`+strconv.FormatInt(steps, 10), 1)
-	replies := make([]*reply, s.sc.bigRuns)
-	var wg sync.WaitGroup
-	for i := range replies {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			replies[i] = s.patient("POST", "/api/v1/runs", strings.Replace(big, `"scenario"`, `"seed":`+strconv.Itoa(i+1)+`,"scenario"`, 1))
-		}()
-	}
-	wg.Wait()
+	replies := atOnce(s.sc.bigRuns, func(i int) *reply {
+		return s.patient("POST", "/api/v1/runs", strings.Replace(big, `"scenario"`, `"seed":`+strconv.Itoa(i+1)+`,"scenario"`, 1))
+	})
 	var bigID string
 	var got []string
 	ok := true
@@ -351,16 +344,7 @@ func (s *suite) memory() {
 }
 
 func (s *suite) exportsAndStreams(id string) {
-	replies := make([]*reply, s.sc.exports)
-	var wg sync.WaitGroup
-	for i := range replies {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			replies[i] = s.do("GET", "/api/v1/runs/"+id+"/export?format=json", "", nil)
-		}()
-	}
-	wg.Wait()
+	replies := atOnce(s.sc.exports, func(int) *reply { return s.do("GET", "/api/v1/runs/"+id+"/export?format=json", "", nil) })
 	ok := true
 	var got []string
 	for _, r := range replies {
@@ -546,4 +530,31 @@ func (s *suite) survivors(when string) {
 func (s *suite) metric(name string) int64 {
 	v, _ := harness.ScrapeMetric(s.client, s.base, name)
 	return int64(v)
+}
+
+// atOnce sends n requests at once (send(i) sends the i-th) and returns
+// their replies in order.
+func atOnce(n int, send func(i int) *reply) []*reply {
+	replies := make([]*reply, n)
+	var wg sync.WaitGroup
+	for i := range replies {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			replies[i] = send(i)
+		}()
+	}
+	wg.Wait()
+	return replies
+}
+
+// concurrently sends n requests at once and counts their outcomes; ok is
+// whether every reply is one good accepts.
+func (s *suite) concurrently(n int, send func() *reply, good func(*reply) bool) (map[string]int, bool) {
+	counts, ok := map[string]int{}, true
+	for _, r := range atOnce(n, func(int) *reply { return send() }) {
+		counts[r.String()]++
+		ok = ok && good(r)
+	}
+	return counts, ok
 }

@@ -4,14 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync"
 	"time"
 )
 
 // viewBudget plays the views that grow with a run or a request against
 // the large run, many at once: its charts (with its series samples), the
-// causal slice of its last step (with the step) and long pages of steps
-// (with the page) reserve first, over REST and the session; a
+// causal slice of its last step (with the step), long pages of steps
+// (with the page) and the state of a step (the world its replay holds)
+// reserve first, over REST and the session; a
 // comparison, which does not grow with the runs, just answers.
 func (s *suite) viewBudget(id string) {
 	var run struct {
@@ -27,6 +27,7 @@ func (s *suite) viewBudget(id string) {
 		{"charts", fmt.Sprintf("/api/v1/runs/%s/charts?width=4000", id), "id"},
 		{"slices of the last step", fmt.Sprintf("/api/v1/runs/%s/slice?step=%d", id, last), "step"},
 		{"pages of 1,000 steps", fmt.Sprintf("/api/v1/runs/%s/steps?from=0&limit=1000", id), "limit"},
+		{"states of the last step", fmt.Sprintf("/api/v1/runs/%s/state?step=%d", id, last), "step"},
 		{"comparisons with itself", fmt.Sprintf("/api/v1/compare?a=%s&b=%s", id, id), ""},
 	} {
 		counts, ok := s.concurrently(n, func() *reply { return s.do("GET", c.path, "", nil) }, func(r *reply) bool {
@@ -41,46 +42,13 @@ func (s *suite) viewBudget(id string) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	counts, ok := map[string]int{}, true
-	for i := 0; i < s.sc.streams; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			view := []string{
-				fmt.Sprintf(`{"id":2,"method":"charts","args":{"run":%q,"width":4000}}`, id),
-				fmt.Sprintf(`{"id":2,"method":"slice","args":{"run":%q,"step":%d}}`, id, last),
-				fmt.Sprintf(`{"id":2,"method":"steps","args":{"run":%q,"from":0,"limit":10000}}`, id),
-			}[i%3]
-			code := s.sessionCall(ctx, []string{fmt.Sprintf(`{"id":1,"method":"open","args":{"spec":%s}}`, run.Spec), view})
-			mu.Lock()
-			counts[code]++
-			ok = ok && (code == "result" || code == "busy")
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
+	counts, ok := s.sessionsAtOnce(ctx, s.sc.streams, func(i int) []string {
+		view := []string{
+			fmt.Sprintf(`{"id":2,"method":"charts","args":{"run":%q,"width":4000}}`, id),
+			fmt.Sprintf(`{"id":2,"method":"slice","args":{"run":%q,"step":%d}}`, id, last),
+			fmt.Sprintf(`{"id":2,"method":"steps","args":{"run":%q,"from":0,"limit":10000}}`, id),
+		}[i%3]
+		return []string{fmt.Sprintf(`{"id":1,"method":"open","args":{"spec":%s}}`, run.Spec), view}
+	})
 	s.record(fmt.Sprintf("%d session sockets asking the large run's charts, last slice or 10,000 steps", s.sc.streams), "a result, or busy (reserved first); no socket lost", fmt.Sprint(counts), ok)
-}
-
-// concurrently sends n requests at once and counts their outcomes; ok is
-// whether every reply is one good accepts.
-func (s *suite) concurrently(n int, send func() *reply, good func(*reply) bool) (map[string]int, bool) {
-	replies := make([]*reply, n)
-	var wg sync.WaitGroup
-	for i := range replies {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			replies[i] = send()
-		}()
-	}
-	wg.Wait()
-	counts, ok := map[string]int{}, true
-	for _, r := range replies {
-		counts[r.String()]++
-		ok = ok && good(r)
-	}
-	return counts, ok
 }
