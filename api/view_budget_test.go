@@ -28,32 +28,50 @@ func holdAllBut(t *testing.T, ts *testServer, free int64) *grant {
 	return hold
 }
 
-// The charts, the slice and a page of steps reserve, before they are
-// computed, what they grow to with the run or the request (its series
-// samples, the step's causal past, the page's rows): one byte short of it
+// viewNeeds is what the views of a run's last step reserve.
+type viewNeeds struct {
+	last                  int
+	charts, slice, replay int64
+}
+
+// viewNeedsOf computes the reservations of run id's views from the run
+// (its samples, its length, its world), checking that they are large
+// enough to tell apart.
+func viewNeedsOf(t *testing.T, ts *testServer, id string) viewNeeds {
+	t.Helper()
+	rec, err := ts.lookupRun(id)
+	require.NoError(t, err)
+	defer rec.drop()
+	last := rec.tl.Len() - 1
+	require.Greater(t, rec.tl.SeriesPoints(), 1000)
+	require.Positive(t, rec.tl.WorldBytesAt(last))
+	return viewNeeds{last: last,
+		charts: chartBaseBytes + int64(rec.tl.SeriesPoints())*chartPointBytes,
+		slice:  viewBaseBytes + int64(last+1)*sliceStepBytes,
+		replay: viewBaseBytes + replayWorlds*rec.tl.WorldBytesAt(last)}
+}
+
+// The charts, the slice, a page of steps and the replays of state and
+// alternatives reserve, before they are computed, what they grow to with
+// the run or the request (its series samples, the step's causal past, the
+// page's rows, the world at the step): one byte short of it
 // they are a retryable 503 naming what they need, and a 200 once it is
 // free.
 func TestViewsReserveWhatTheyGrowTo(t *testing.T) {
 	ts := newTestServer(t)
 	run := ts.createRun(t, longPhilo)
-	rec, err := ts.lookupRun(run.ID)
-	require.NoError(t, err)
-	points := rec.tl.SeriesPoints()
-	last := run.Steps - 1
-	world := rec.tl.WorldBytesAt(last)
-	rec.drop()
-	require.Greater(t, points, 1000)
-	require.Positive(t, world)
+	need := viewNeedsOf(t, ts, run.ID)
+	last := need.last
 	for _, c := range []struct {
 		path string
 		need int64
 	}{
-		{"/charts?width=1200", chartBaseBytes + int64(points)*chartPointBytes},
-		{fmt.Sprintf("/slice?step=%d", last), viewBaseBytes + int64(last+1)*sliceStepBytes},
+		{"/charts?width=1200", need.charts},
+		{fmt.Sprintf("/slice?step=%d", last), need.slice},
 		{"/steps?from=0&limit=1000", viewBaseBytes + 1000*stepsRowBytes},
 		{fmt.Sprintf("/steps?from=%d&limit=1000", last), viewBaseBytes + 1*stepsRowBytes},
-		{fmt.Sprintf("/state?step=%d", last), viewBaseBytes + replayWorlds*world},
-		{fmt.Sprintf("/alternatives?step=%d", last), viewBaseBytes + replayWorlds*world},
+		{fmt.Sprintf("/state?step=%d", last), need.replay},
+		{fmt.Sprintf("/alternatives?step=%d", last), need.replay},
 	} {
 		t.Run(c.path, func(t *testing.T) {
 			hold := holdAllBut(t, ts, c.need-1)
@@ -94,28 +112,24 @@ func TestChartsThatNeverFitAre422(t *testing.T) {
 	assert.Zero(t, small.inUse())
 }
 
-// The session's charts, slice and steps reserve what REST reserves: with
+// The session's views reserve what REST reserves for them: with
 // the budget taken they are a retryable busy, then an answer.
 func TestSessionViewsAreBudgeted(t *testing.T) {
 	ts := newTestServer(t)
 	sc := dialSession(t, ts)
 	var sum scenario.Summary
 	sc.result("open", `{"spec":`+longPhilo+`}`, &sum)
-	rec, err := ts.lookupRun(sum.ID)
-	require.NoError(t, err)
-	points := rec.tl.SeriesPoints()
-	last := sum.Steps - 1
-	world := rec.tl.WorldBytesAt(last)
-	rec.drop()
+	need := viewNeedsOf(t, ts, sum.ID)
+	last := need.last
 	for _, c := range []struct {
 		method, args string
 		need         int64
 	}{
-		{"charts", fmt.Sprintf(`{"run":%q,"width":1200}`, sum.ID), chartBaseBytes + int64(points)*chartPointBytes},
-		{"slice", fmt.Sprintf(`{"run":%q,"step":%d}`, sum.ID, last), viewBaseBytes + int64(last+1)*sliceStepBytes},
+		{"charts", fmt.Sprintf(`{"run":%q,"width":1200}`, sum.ID), need.charts},
+		{"slice", fmt.Sprintf(`{"run":%q,"step":%d}`, sum.ID, last), need.slice},
 		{"steps", fmt.Sprintf(`{"run":%q,"from":0,"limit":10000}`, sum.ID), viewBaseBytes + int64(sum.Steps)*stepsRowBytes},
-		{"state", fmt.Sprintf(`{"run":%q,"step":%d}`, sum.ID, last), viewBaseBytes + replayWorlds*world},
-		{"alternatives", fmt.Sprintf(`{"run":%q,"step":%d}`, sum.ID, last), viewBaseBytes + replayWorlds*world},
+		{"state", fmt.Sprintf(`{"run":%q,"step":%d}`, sum.ID, last), need.replay},
+		{"alternatives", fmt.Sprintf(`{"run":%q,"step":%d}`, sum.ID, last), need.replay},
 	} {
 		t.Run(c.method, func(t *testing.T) {
 			hold := holdAllBut(t, ts, c.need-1)
