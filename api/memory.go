@@ -47,20 +47,14 @@ func heapSample() int64 {
 // scenario declared: when the heap passes the budget, the running search
 // holding the largest grant is stopped as failed, with that reason.
 func (s *Server) watchMemory(ctx context.Context, interval time.Duration, heapGauge prometheus.Gauge) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	every(ctx, interval, func() bool {
 		heap := heapSample()
 		heapGauge.Set(float64(heap))
 		if heap > s.cfg.HeapLimit {
 			s.stopLargest(heap, s.cfg.HeapLimit)
 		}
-	}
+		return true
+	})
 }
 
 // minAutoStates is the smallest states budget the server picks for an

@@ -100,19 +100,13 @@ func exportSize(rec *recording, format string) (int64, error) {
 // and not even its place among the streams for long.
 func (sc *sessionConn) closeWhenIdle(ctx context.Context, cancel context.CancelCauseFunc) {
 	idle := sc.s.cfg.SessionIdle
-	tick := time.NewTicker(idle / 4)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
+	every(ctx, idle/4, func() bool {
 		if len(sc.inflight) == 0 && time.Since(time.Unix(0, sc.lastRequest.Load())) >= idle {
 			cancel(errIdle)
-			return
+			return false
 		}
-	}
+		return true
+	})
 }
 
 // errIdle ends a session socket that stayed idle.

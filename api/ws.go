@@ -231,22 +231,16 @@ func (s *Server) writeLoop(ctx context.Context, c *websocket.Conn, o *outbox) er
 // pingLoop pings the client every interval; a client that does not answer
 // in time ends the stream through cancel.
 func (s *Server) pingLoop(ctx context.Context, c *websocket.Conn, cancel context.CancelCauseFunc) {
-	t := time.NewTicker(s.cfg.StreamPing)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			pctx, done := context.WithTimeout(context.Background(), s.cfg.StreamPing)
-			err := c.Ping(pctx)
-			done()
-			if err != nil && ctx.Err() == nil {
-				cancel(fmt.Errorf("ping: %w", err))
-				return
-			}
+	every(ctx, s.cfg.StreamPing, func() bool {
+		pctx, done := context.WithTimeout(context.Background(), s.cfg.StreamPing)
+		err := c.Ping(pctx)
+		done()
+		if err != nil && ctx.Err() == nil {
+			cancel(fmt.Errorf("ping: %w", err))
+			return false
 		}
-	}
+		return true
+	})
 }
 
 // closeStream ends a stream with the status its cause calls for and
