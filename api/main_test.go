@@ -1,10 +1,8 @@
 package api
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -98,23 +96,13 @@ func (r response) problem(t *testing.T) Problem {
 	return p
 }
 
+// do sends a request, with a JSON body when body is not nil.
 func (ts *testServer) do(t *testing.T, method, path string, body []byte) response {
 	t.Helper()
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
+	if body == nil {
+		return ts.send(t, method, path, "", nil)
 	}
-	req, err := http.NewRequest(method, ts.URL+path, rd)
-	require.NoError(t, err)
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	res, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	require.NoError(t, err)
-	return response{Status: res.StatusCode, Header: res.Header, Body: b}
+	return ts.send(t, method, path, string(body), map[string]string{"Content-Type": "application/json"})
 }
 
 func (ts *testServer) get(t *testing.T, path string) response {
