@@ -313,6 +313,11 @@ type serverRuns struct {
 const heldRuns = 4
 
 func (r *serverRuns) Get(n scenario.Normal) (*timeline.Timeline, error) {
+	// A run the socket holds is served as held, also once the cache has
+	// evicted it: recording it again would count it twice.
+	if tl, ok := r.heldTimeline(n.ID()); ok {
+		return tl, nil
+	}
 	rec, err := r.s.timelines.get(n.ID(), func() (*recording, error) { return r.s.executeFor(r.ctx, n) })
 	if err != nil {
 		return nil, sessionErrorOf(err)
@@ -332,6 +337,20 @@ func (r *serverRuns) Get(n scenario.Normal) (*timeline.Timeline, error) {
 		r.held = r.held[1:]
 	}
 	return rec.tl, nil
+}
+
+// heldTimeline is the timeline of run id if the socket holds it, made
+// the most recent of its held runs.
+func (r *serverRuns) heldTimeline(id string) (*timeline.Timeline, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i, rec := range r.held {
+		if rec.id == id {
+			r.held = append(append(r.held[:i:i], r.held[i+1:]...), rec)
+			return rec.tl, true
+		}
+	}
+	return nil, false
 }
 
 // recording finds run id among the recordings this socket holds, or

@@ -128,3 +128,20 @@ func TestAdmittedSearchRequestRoundTrips(t *testing.T) {
 	require.NoError(t, err, "%s", b)
 	assert.Equal(t, sr, again)
 }
+
+// A run the socket holds is served as held after the cache evicted it
+// (as a shortage of memory makes it do), not recorded and counted again.
+func TestHeldRunIsNotRecordedTwice(t *testing.T) {
+	ts := newTestServer(t)
+	sc := dialSession(t, ts)
+	var sum scenario.Summary
+	sc.result("open", `{"spec":`+philoSpec+`}`, &sum)
+	held := ts.mem.inUse()
+	require.Positive(t, held)
+	ts.timelines.evict(1 << 40)
+	require.Zero(t, ts.timelines.len())
+	require.Nil(t, sc.call("steps", `{"run":"`+sum.ID+`","from":0,"limit":5}`).Error)
+	require.Nil(t, sc.call("open", `{"spec":`+philoSpec+`}`).Error)
+	assert.Equal(t, held, ts.mem.inUse(), "the held run stays counted once")
+	assert.Zero(t, ts.timelines.len(), "and is not recorded again into the cache")
+}
