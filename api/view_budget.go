@@ -71,13 +71,23 @@ func (s *Server) reserveReplay(tl *timeline.Timeline, step int) (*grant, error) 
 	return s.mem.reserve(kindExport, viewBaseBytes+replayWorlds*tl.WorldBytesAt(step), memoryHint{field: "step", what: "the state of this step"})
 }
 
-// pageRows is how many rows a steps page of limit from from holds on a
-// run of n steps (limit 0: the default page).
+// pageRows is how many rows a page of limit steps from step from holds
+// on a run of n steps (limit 0: the default page).
 func pageRows(from, limit, n int) int {
 	if limit == 0 {
 		limit = session.DefaultStepsPage
 	}
 	return max(0, min(limit, n-from))
+}
+
+// viewArgs are the arguments of the session's view requests that their
+// reservation reads.
+type viewArgs struct {
+	Run   string `json:"run"`
+	From  int    `json:"from"`
+	To    int    `json:"to"`
+	Limit int    `json:"limit"`
+	Step  int    `json:"step"`
 }
 
 // admitView reserves a session view request's memory as REST does for
@@ -88,36 +98,36 @@ func pageRows(from, limit, n int) int {
 // then.
 func (sc *sessionConn) admitView(method string, args []byte) (g *grant, ok bool, err error) {
 	s := sc.s
-	switch method {
-	case "layout":
-		var a session.LayoutArgs
-		if json.Unmarshal(args, &a) != nil || a.From < 0 || a.To <= a.From || a.To > s.cfg.MaxRunSteps {
+	var a viewArgs
+	if json.Unmarshal(args, &a) != nil {
+		return nil, false, nil
+	}
+	if method == "layout" && a.To != 0 {
+		if a.From < 0 || a.To <= a.From || a.To > s.cfg.MaxRunSteps {
 			return nil, false, nil
 		}
 		g, err = s.reserveView(a.From, a.To)
+		return g, true, err
+	}
+	rec, held := sc.runs.recording(a.Run)
+	if !held {
+		return nil, false, nil
+	}
+	defer rec.drop()
+	n := rec.tl.Len()
+	switch method {
+	case "layout": // to 0: as far as one window reaches
+		if a.From < 0 || a.From >= n {
+			return nil, false, nil
+		}
+		g, err = s.reserveView(a.From, min(n, a.From+session.MaxLayoutSteps))
 	case "steps":
-		var a session.StepsArgs
-		if json.Unmarshal(args, &a) != nil || a.Limit < 0 || a.Limit > timeline.MaxStepsPage || a.From < 0 {
+		if a.Limit < 0 || a.Limit > timeline.MaxStepsPage || a.From < 0 {
 			return nil, false, nil
 		}
-		rec, held := sc.runs.recording(a.Run)
-		if !held {
-			return nil, false, nil
-		}
-		rows := pageRows(a.From, a.Limit, rec.tl.Len())
-		rec.drop()
-		g, err = s.reserveSteps(rows)
+		g, err = s.reserveSteps(pageRows(a.From, a.Limit, n))
 	case "slice", "state", "alternatives":
-		var a session.StepArgs
-		if json.Unmarshal(args, &a) != nil || a.Step < 0 {
-			return nil, false, nil
-		}
-		rec, held := sc.runs.recording(a.Run)
-		if !held {
-			return nil, false, nil
-		}
-		defer rec.drop()
-		if a.Step >= rec.tl.Len() {
+		if a.Step < 0 || a.Step >= n {
 			return nil, false, nil
 		}
 		if method == "slice" {
@@ -126,16 +136,7 @@ func (sc *sessionConn) admitView(method string, args []byte) (g *grant, ok bool,
 			g, err = s.reserveReplay(rec.tl, a.Step)
 		}
 	case "charts":
-		var a session.ChartsArgs
-		if json.Unmarshal(args, &a) != nil {
-			return nil, false, nil
-		}
-		rec, held := sc.runs.recording(a.Run)
-		if !held {
-			return nil, false, nil
-		}
 		g, err = s.reserveCharts(rec.tl, "run")
-		rec.drop()
 	default:
 		return nil, false, nil
 	}

@@ -128,6 +128,7 @@ func TestSessionViewsAreBudgeted(t *testing.T) {
 		{"charts", fmt.Sprintf(`{"run":%q,"width":1200}`, sum.ID), need.charts},
 		{"slice", fmt.Sprintf(`{"run":%q,"step":%d}`, sum.ID, last), need.slice},
 		{"steps", fmt.Sprintf(`{"run":%q,"from":0,"limit":10000}`, sum.ID), viewBaseBytes + int64(sum.Steps)*stepsRowBytes},
+		{"layout", fmt.Sprintf(`{"run":%q,"from":0}`, sum.ID), viewBaseBytes + int64(min(sum.Steps, session.MaxLayoutSteps))*viewStepBytes},
 		{"state", fmt.Sprintf(`{"run":%q,"step":%d}`, sum.ID, last), need.replay},
 		{"alternatives", fmt.Sprintf(`{"run":%q,"step":%d}`, sum.ID, last), need.replay},
 	} {

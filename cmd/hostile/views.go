@@ -47,8 +47,9 @@ func (s *suite) viewBudget(id string) {
 			fmt.Sprintf(`{"id":2,"method":"charts","args":{"run":%q,"width":4000}}`, id),
 			fmt.Sprintf(`{"id":2,"method":"slice","args":{"run":%q,"step":%d}}`, id, last),
 			fmt.Sprintf(`{"id":2,"method":"steps","args":{"run":%q,"from":0,"limit":10000}}`, id),
-		}[i%3]
+			fmt.Sprintf(`{"id":2,"method":"layout","args":{"run":%q,"from":0}}`, id),
+		}[i%4]
 		return []string{fmt.Sprintf(`{"id":1,"method":"open","args":{"spec":%s}}`, run.Spec), view}
 	})
-	s.record(fmt.Sprintf("%d session sockets asking the large run's charts, last slice or 10,000 steps", s.sc.streams), "a result, or busy (reserved first); no socket lost", fmt.Sprint(counts), ok)
+	s.record(fmt.Sprintf("%d session sockets asking the large run's charts, last slice, 10,000 steps or whole-window layout", s.sc.streams), "a result, or busy (reserved first); no socket lost", fmt.Sprint(counts), ok)
 }
