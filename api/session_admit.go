@@ -60,9 +60,9 @@ func (sc *sessionConn) admit(req session.Request) (session.Request, func(), erro
 		if json.Unmarshal(req.Args, &a) != nil {
 			break
 		}
-		rec, ok := sc.runs.recording(a.Run)
+		rec, ok := sc.recording(a.Run)
 		if !ok {
-			break // the session opens the run first, within its own reservation
+			break // the session names what is wrong
 		}
 		n, err := exportSize(rec, a.Format)
 		rec.drop()

@@ -92,10 +92,8 @@ type viewArgs struct {
 
 // admitView reserves a session view request's memory as REST does for
 // the same view. ok is false when the request is not one it reserves for
-// (a bad argument the session names itself, or a run neither the socket
-// nor the server's cache holds, which the session records within the
-// run's own reservation first): the caller charges the stream's share
-// then.
+// (a bad argument, a run the session does not know: the session names
+// what is wrong): the caller charges the stream's share then.
 func (sc *sessionConn) admitView(method string, args []byte) (g *grant, ok bool, err error) {
 	s := sc.s
 	var a viewArgs
@@ -109,7 +107,7 @@ func (sc *sessionConn) admitView(method string, args []byte) (g *grant, ok bool,
 		g, err = s.reserveView(a.From, a.To)
 		return g, true, err
 	}
-	rec, held := sc.runs.recording(a.Run)
+	rec, held := sc.recording(a.Run)
 	if !held {
 		return nil, false, nil
 	}
@@ -141,4 +139,20 @@ func (sc *sessionConn) admitView(method string, args []byte) (g *grant, ok bool,
 		return nil, false, nil
 	}
 	return g, true, err
+}
+
+// recording is the recording of run id for an admission, with a
+// reference the caller drops: the socket's or the cache's, else recorded
+// again through the session, within the run's own reservation (serve
+// holds sc.mu, so the session is the admission's to use). False when the
+// session cannot give it (an unknown run, a shortage): the session then
+// answers the request with that error itself.
+func (sc *sessionConn) recording(id string) (*recording, bool) {
+	if rec, ok := sc.runs.recording(id); ok {
+		return rec, true
+	}
+	if _, err := sc.sess.Timeline(id); err != nil {
+		return nil, false
+	}
+	return sc.runs.recording(id)
 }

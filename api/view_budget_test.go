@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -204,4 +205,37 @@ func TestViewReservationsCoverTheirAllocations(t *testing.T) {
 	small, big := compare(short), compare(long)
 	assert.Less(t, big, 2*small+4096, "compare: %d B on short runs, %d B on long ones", small, big)
 	t.Logf("compare %d B (%d steps), %d B (%d steps)", small, short[0].Steps, big, long[0].Steps)
+}
+
+// A view of a run the socket no longer holds and the cache evicted is
+// reserved all the same: admission records the run again through the
+// session (within the run's own reservation) and reserves the view by it,
+// rather than charging a stream's share.
+func TestViewOfAnEvictedRunIsReserved(t *testing.T) {
+	ts := newTestServer(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	runs := &serverRuns{s: ts.Server, ctx: ctx}
+	defer runs.dropAll()
+	sc := &sessionConn{s: ts.Server, ctx: ctx, runs: runs,
+		sess: session.New(session.Config{Registry: ts.reg, Runs: runs, Limits: ts.sessionLimits()})}
+	open := func(spec string) scenario.Summary {
+		v, err := sc.sess.Call("1", "open", json.RawMessage(`{"spec":`+spec+`}`))
+		require.NoError(t, err)
+		return v.(scenario.Summary)
+	}
+	long := open(longPhilo)
+	need := viewNeedsOf(t, ts, long.ID)
+	for seed := 1; seed <= heldRuns; seed++ {
+		open(fmt.Sprintf(`{"scenario":"dining-philosophers","seed":%d}`, seed))
+	}
+	ts.timelines.evict(1 << 40)
+	_, held := runs.recording(long.ID)
+	require.False(t, held, "the long run is neither held nor cached")
+
+	g, ok, err := sc.admitView("charts", []byte(fmt.Sprintf(`{"run":%q,"width":1200}`, long.ID)))
+	require.NoError(t, err)
+	require.True(t, ok, "admission reserved nothing for the charts")
+	defer g.release()
+	assert.Equal(t, need.charts, g.n)
 }
