@@ -239,3 +239,23 @@ func TestViewOfAnEvictedRunIsReserved(t *testing.T) {
 	defer g.release()
 	assert.Equal(t, need.charts, g.n)
 }
+
+// A comparison holds nothing that grows beyond its two runs, and those
+// are reserved: with the cache evicted and the budget taken, comparing
+// two long runs is a retryable 503 for the run it must record again, not
+// an allocation; with memory back it answers.
+func TestCompareReservesItsRuns(t *testing.T) {
+	ts := newTestServer(t)
+	a := ts.createRun(t, longPhilo)
+	b := ts.createRun(t, `{"scenario":"dining-philosophers","seed":2,"params":{"philosophers":12,"meals":100}}`)
+	ts.timelines.evict(1 << 40)
+	require.Zero(t, ts.mem.inUse())
+	hold := holdAllBut(t, ts, viewBaseBytes)
+	path := "/api/v1/compare?a=" + a.ID + "&b=" + b.ID
+	res := ts.get(t, path)
+	require.Equal(t, http.StatusServiceUnavailable, res.Status, "%s", res.Body)
+	assert.NotEmpty(t, res.Header.Get("Retry-After"))
+	assert.Greater(t, res.problem(t).NeedBytes, int64(viewBaseBytes))
+	hold.release()
+	assert.Equal(t, http.StatusOK, ts.get(t, path).Status)
+}
