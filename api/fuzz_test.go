@@ -134,3 +134,37 @@ func FuzzQueryParameters(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCreateTrace drives POST /api/v1/traces end to end (the request
+// decoder, the regular expressions, the importers, the budget): never a
+// 5xx, a refusal always a problem naming a field, and an import's id
+// always opens as a run.
+func FuzzCreateTrace(f *testing.F) {
+	for _, s := range []string{`{"format":"shiviz","log":"a x\na {\"a\":1}\nb y\nb {\"a\":1, \"b\":1}\n"}`,
+		`{"format":"shiviz","parser":"(?<host>\\w+) (?<clock>{.*}) (?<event>.*)","log":"a {\"a\":1} hi"}`,
+		`{"format":"shiviz","delimiter":"^=== (?<trace>.*) ===$","log":"=== 1 ===\na x\na {\"a\":1}\n=== 2 ===\nb y\nb {\"b\":1}"}`,
+		`{"format":"ndjson","log":"{\"node\":\"a\",\"kind\":\"send\",\"msg\":1,\"to\":\"b\"}\n{\"node\":\"b\",\"kind\":\"receive\",\"msg\":1}\n"}`,
+		`{"format":"json","log":"{\"id\":\"r1\"}"}`, `{"parser":"(a+)+$","log":"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!"}`,
+		`{"log":7}`, `{"format":"xml"}`, `[]`, `{"log":"x","id":"log-0"}`} {
+		f.Add([]byte(s))
+	}
+	ts := fuzzServer(f)
+	f.Fuzz(func(t *testing.T, body []byte) {
+		req := httptest.NewRequest(http.MethodPost, tracesPath, bytes.NewReader(body))
+		rec := httptest.NewRecorder()
+		ts.Handler().ServeHTTP(rec, req)
+		switch {
+		case rec.Code >= 500:
+			t.Fatalf("status %d for %q: %s", rec.Code, body, rec.Body)
+		case rec.Code == http.StatusCreated:
+			loc := rec.Header().Get("Location")
+			get := httptest.NewRecorder()
+			ts.Handler().ServeHTTP(get, httptest.NewRequest(http.MethodGet, loc+"/steps", nil))
+			if get.Code != http.StatusOK {
+				t.Fatalf("%s after importing %q: %d %s", loc, body, get.Code, get.Body)
+			}
+		case !bytes.Contains(rec.Body.Bytes(), []byte(`"field":`)):
+			t.Fatalf("%d for %q names no field: %s", rec.Code, body, rec.Body)
+		}
+	})
+}
