@@ -8,6 +8,7 @@ export const S = {
   scenarios: [],
   scenario: null,
   run: null, // summary of the loaded run
+  trace: null, // the imported log the loaded run belongs to: {id, name, opened, args}
   total: 0,
   step: 0,
   steps: [], // StepViews, filled in pages

@@ -1,0 +1,146 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// twoPhaseLog is a ShiViz log in ShiViz's default layout (an event line,
+// then the host and its JSON vector clock): a two-phase commit of a
+// coordinator and three participants, 28 events.
+const twoPhaseLog = "testdata/twophase.shiviz.log"
+
+// TestOpenLogWasm drops a ShiViz log onto the page served as static
+// files: the wasm engine imports it in its worker, with no server.
+func TestOpenLogWasm(t *testing.T) {
+	srv := staticServer(t)
+	p := browser(t, 1280, 800)
+	openLogSuite(t, p, srv.URL+"/", "wasm")
+}
+
+// TestOpenLogServer drops the log onto the page of cmd/server's handler:
+// the page uploads it (POST /api/v1/traces) and opens it over the
+// session socket; #trace=ID opens it again from the server's store.
+func TestOpenLogServer(t *testing.T) {
+	srv := apiServer(t)
+	p := browser(t, 1280, 800)
+	openLogSuite(t, p, srv.URL+"/", "server")
+}
+
+// dropFile dispatches a file drop on the page (what a drag from the
+// desktop delivers: dragenter, dragover, drop with the file).
+func dropFile(p *page, name, text string) {
+	p.t.Helper()
+	b, _ := json.Marshal(text)
+	eval[any](p, fmt.Sprintf(`(() => {
+		const dt = new DataTransfer();
+		dt.items.add(new File([%s], %q, {type: "text/plain"}));
+		for (const type of ["dragenter", "dragover", "drop"]) {
+			document.querySelector("#diagram").dispatchEvent(new DragEvent(type, {dataTransfer: dt, bubbles: true, cancelable: true}));
+		}
+	})()`, b, name))
+}
+
+func openLogSuite(t *testing.T, p *page, base, engine string) {
+	log, err := os.ReadFile(twoPhaseLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.open(base + "#engine=" + engine)
+	if got := eval[string](p, `__rt.S.engine.name`); got != engine {
+		t.Fatalf("engine = %q, want %q", got, engine)
+	}
+	p.wait("the first diagram", `__rt.firstDraw > 0 && __rt.loaded`, 60*time.Second)
+	if got := eval[string](p, `document.querySelector("#logparser").value`); got != `(?<event>.*)\n(?<host>\S*) (?<clock>{.*})` {
+		t.Fatalf("the parser control holds %q, not ShiViz's default", got)
+	}
+
+	dropFile(p, "twophase.shiviz.log", string(log))
+	p.wait("the log's diagram", `__rt.S.trace && __rt.loaded === __rt.S.trace.opened.runs[0].id`, 30*time.Second)
+	type shown struct {
+		Lanes  []string
+		Total  int
+		Title  string
+		Hosts  int
+		Events int
+		Step   int
+	}
+	got := eval[shown](p, `({lanes: __rt.diagram.p.list.lanes.map((l) => l.label), total: __rt.S.total, title: document.querySelector("#runtitle").textContent,
+		hosts: __rt.S.trace.opened.hosts, events: __rt.S.trace.opened.events, step: __rt.S.step})`)
+	for _, host := range []string{"coordinator", "p1", "p2", "p3"} {
+		if !slices.ContainsFunc(got.Lanes, func(l string) bool { return strings.Contains(l, host) }) {
+			t.Errorf("no lane for host %s: lanes %v", host, got.Lanes)
+		}
+	}
+	if got.Total != 28 || got.Hosts != 4 || got.Events != 28 || got.Step != 0 || !strings.Contains(got.Title, "twophase.shiviz.log") {
+		t.Fatalf("the page shows %+v", got)
+	}
+	eval[any](p, `document.querySelector("#verdict").scrollIntoView({block: "start"})`)
+	writeTraceScreenshot(t, p, "open-log-"+engine)
+
+	// Step forward and back with the toolbar, as a person would.
+	for i, want := range []int{1, 2, 3} {
+		p.click("#fwd")
+		p.wait(fmt.Sprintf("step %d", want+1), fmt.Sprintf(`__rt.S.step === %d && __rt.S.state && __rt.S.state.step === %d`, want, want), 10*time.Second)
+		if pos := eval[string](p, `document.querySelector("#pos").textContent`); !strings.HasPrefix(pos, fmt.Sprintf("step %d / 28", i+2)) {
+			t.Fatalf("after %d steps forward the position reads %q", i+1, pos)
+		}
+	}
+	p.click("#back")
+	p.wait("a step back", `__rt.S.step === 2 && __rt.S.state.step === 2`, 10*time.Second)
+	p.click("#last")
+	p.wait("the last step", `__rt.S.step === 27`, 10*time.Second)
+	// The last event is the coordinator's receipt of p3's ACK: its causal
+	// slice holds p3's steps.
+	p.click("#slicebtn")
+	p.wait("the slice", `__rt.S.slice && __rt.S.slice.step === 27`, 10*time.Second)
+
+	if engine == "server" {
+		// The address names the log; a fresh tab opens it from the store.
+		id := eval[string](p, `__rt.S.run.id`)
+		p.wait("the address", fmt.Sprintf(`location.hash.includes("trace=%s")`, id), 5*time.Second)
+		p.do(chromedp.Navigate("about:blank"))
+		p.open(base + "#engine=server&trace=" + id + "&step=5&v=2")
+		p.wait("the stored log", fmt.Sprintf(`__rt.loaded === %q && __rt.S.step === 4`, id), 30*time.Second)
+	}
+
+	// A log that is no valid execution is refused naming line and field.
+	bad := strings.Replace(string(log), `p1 {"coordinator": 1, "p1": 1}`, `p1 {"coordinator": 7, "p1": 1}`, 1)
+	if bad == string(log) {
+		t.Fatal("the bad log is the good one")
+	}
+	dropFile(p, "bad.log", bad)
+	p.wait("the refusal", `!document.querySelector("#logerror").hidden`, 30*time.Second)
+	msg := eval[string](p, `document.querySelector("#logerror").textContent`)
+	if !strings.Contains(msg, "line ") || !strings.Contains(msg, "clock") {
+		t.Errorf("the refusal says %q; want the line and the field", msg)
+	}
+	if errs := p.consoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors: %v", errs)
+	}
+}
+
+// writeTraceScreenshot stores a PNG in the test's temporary folder (and
+// under docs/screenshots with -screenshots) to look at.
+func writeTraceScreenshot(t *testing.T, p *page, name string) {
+	buf, err := chromedp.Run(p.ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := os.Getenv("RACETRACK_SHOTS")
+	if dir == "" {
+		writeScreenshot(t, p, name)
+		return
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".png"), buf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
