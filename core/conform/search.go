@@ -246,29 +246,40 @@ func (s *searcher) consumable(st *state, i int) bool {
 	return true
 }
 
-// order lists the ready events to try, first those whose process's lane
-// waits for a step (a match makes progress), each group in queue order.
+// order lists the ready events to try: first those whose process's
+// lane waits for a step (a match makes progress), by the log's order of
+// those events (the order the program wrote them in is a linearisation
+// of its happens-before, and most often the one the model needs: a
+// mutex's FIFO waiters, for one, are in no happens-before order), then
+// the others in queue order.
 func (s *searcher) order(st *state, ready []sim.Event) []int {
 	out := make([]int, 0, len(ready))
 	var later []int
 	for k := range ready {
-		if s.wantsStep(st, ready[k].Proc) {
+		if s.nextStep(st, ready[k].Proc) >= 0 {
 			out = append(out, k)
 		} else {
 			later = append(later, k)
 		}
 	}
-	// Later first on the stack is tried last: the frame tries out in order.
+	slices.SortStableFunc(out, func(a, b int) int {
+		return s.nextStep(st, ready[a].Proc) - s.nextStep(st, ready[b].Proc)
+	})
 	return append(out, later...)
 }
 
-func (s *searcher) wantsStep(st *state, p sim.ProcID) bool {
+// nextStep is the logged event process p's lane waits to match with a
+// step, when it is enabled, or -1.
+func (s *searcher) nextStep(st *state, p sim.ProcID) int {
 	l := s.procLane[p]
 	if l < 0 || st.pos[l] >= s.laneLen[l] {
-		return false
+		return -1
 	}
 	i := int(s.laneEvent[l][st.pos[l]])
-	return s.events[i].act == actStep && s.enabled(st, i)
+	if s.events[i].act == actStep && s.enabled(st, i) {
+		return i
+	}
+	return -1
 }
 
 // step runs ready event k from st and returns the state it leads to, or
