@@ -15,7 +15,10 @@ type pathNode struct {
 	match   int32
 	reached []int32
 	steps   int32
-	prev    *pathNode
+	// choice is the ready event the step ran, when several were ready
+	// (a choice of the schedule), else -1.
+	choice int32
+	prev   *pathNode
 }
 
 // state is a search state: the model's world and how far each lane of
@@ -70,7 +73,7 @@ type searcher struct {
 func (b *binding) search(w *sim.World, maxStates int) (*Verdict, error) {
 	s := &searcher{binding: b, seen: map[uint64]struct{}{}, maxStates: maxStates}
 	lanes := len(b.laneLen)
-	root := state{w: w, pos: make([]int32, lanes), def: make([]int32, lanes), path: &pathNode{match: -1}}
+	root := state{w: w, pos: make([]int32, lanes), def: make([]int32, lanes), path: &pathNode{match: -1, choice: -1}}
 	for l := range root.def {
 		root.def[l] = -1
 	}
@@ -126,8 +129,7 @@ func (b *binding) search(w *sim.World, maxStates int) (*Verdict, error) {
 		end = goal
 	}
 	v.Matched = end.consumed
-	v.Schedule = slices.Clone(end.w.Schedule())
-	v.StepEvents, v.Reached = b.align(end)
+	v.StepEvents, v.Reached, v.Schedule = b.align(end)
 	if goal == nil {
 		v.At = s.departure(end)
 	}
@@ -287,6 +289,9 @@ func (s *searcher) nextStep(st *state, p sim.ProcID) int {
 func (s *searcher) step(st *state, ready []sim.Event, k int) (*state, error) {
 	s.transitions++
 	c := st.w.Snapshot()
+	// The path keeps the schedule: a world's own copy would grow by a
+	// copy of all of it at every step of the search.
+	c.SetSchedule(nil)
 	s.ch = stepChooser{event: k}
 	c.SetChooser(&s.ch)
 	c.Step()
@@ -299,7 +304,10 @@ func (s *searcher) step(st *state, ready []sim.Event, k int) (*state, error) {
 	ev := &ready[k]
 	info := c.LastStep()
 	next := &state{w: c, pos: slices.Clone(st.pos), def: slices.Clone(st.def), consumed: st.consumed,
-		path: &pathNode{match: -1, steps: int32(c.Steps()), prev: st.path}}
+		path: &pathNode{match: -1, choice: -1, steps: int32(c.Steps()), prev: st.path}}
+	if len(ready) > 1 {
+		next.path.choice = int32(k)
+	}
 	if s.observable(st.w, ev, info) {
 		l := int(s.procLane[info.Proc])
 		if st.pos[l] >= s.laneLen[l] {
@@ -329,16 +337,21 @@ func (s *searcher) step(st *state, ready []sim.Event, k int) (*state, error) {
 	return next, nil
 }
 
-// align lays the run that reached st against the log.
-func (b *binding) align(st *state) (stepEvents, reached []int32) {
+// align lays the run that reached st against the log, and gives its
+// schedule.
+func (b *binding) align(st *state) (stepEvents, reached []int32, schedule []int) {
 	reached = make([]int32, len(b.events))
 	for i := range reached {
 		reached[i] = -1
 	}
 	stepEvents = make([]int32, st.path.steps)
+	schedule = []int{}
 	for n := st.path; n != nil; n = n.prev {
 		if n.steps > 0 {
 			stepEvents[n.steps-1] = n.match
+		}
+		if n.choice >= 0 {
+			schedule = append(schedule, int(n.choice))
 		}
 		if n.match >= 0 {
 			reached[n.match] = n.steps
@@ -347,5 +360,6 @@ func (b *binding) align(st *state) (stepEvents, reached []int32) {
 			reached[i] = n.steps
 		}
 	}
-	return stepEvents, reached
+	slices.Reverse(schedule)
+	return stepEvents, reached, schedule
 }
