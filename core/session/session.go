@@ -102,7 +102,7 @@ func New(cfg Config) *Session {
 
 // Methods lists the methods Call answers, in the order of the package
 // documentation's table.
-var Methods = []string{"scenarios", "formats", "open", "openTrace", "steps", "find", "state", "alternatives", "fork", "forks",
+var Methods = []string{"scenarios", "formats", "open", "openTrace", "check", "steps", "find", "state", "alternatives", "fork", "forks",
 	"compare", "slice", "layout", "charts", "export", "search", "cancel", "play", "pause"}
 
 // Call runs one method. id is the caller's name for this call (the
@@ -136,6 +136,12 @@ func (s *Session) call(id, method string, args json.RawMessage) (any, error) {
 			return nil, err
 		}
 		return s.OpenTrace(a)
+	case "check":
+		var a CheckArgs
+		if err := decode(args, &a); err != nil {
+			return nil, err
+		}
+		return s.Check(a)
 	case "steps":
 		return withRun(s, args, func(tl *timeline.Timeline, a *StepsArgs) (any, error) { return Steps(tl, a.From, a.Limit) })
 	case "find":

@@ -121,6 +121,9 @@ type Traces interface {
 	Import(a TraceArgs) (*ingest.Opened, error)
 	// Timeline returns the timeline of an execution of a kept log.
 	Timeline(id string) (*timeline.Timeline, error)
+	// Log returns a kept log as it was imported (a check against a
+	// model reads its executions again).
+	Log(id string) (TraceLog, error)
 }
 
 // OpenTrace imports a log (or opens one the engine keeps) and makes its
@@ -156,7 +159,12 @@ func (s *Session) OpenTrace(a TraceArgs) (TraceOpened, error) {
 type TraceCache struct {
 	MaxLogs  int
 	MaxBytes int64
-	order    []*ingest.Opened // least recently used first
+	order    []keptLog // least recently used first
+}
+
+type keptLog struct {
+	opened *ingest.Opened
+	log    TraceLog
 }
 
 // Default bounds of a TraceCache.
@@ -173,10 +181,10 @@ func NewTraceCache() *TraceCache {
 // Import implements Traces.
 func (c *TraceCache) Import(a TraceArgs) (*ingest.Opened, error) {
 	if a.ID != "" {
-		for i, o := range c.order {
-			if o.ID == a.ID {
-				c.order = append(append(c.order[:i:i], c.order[i+1:]...), o)
-				return o, nil
+		for i, k := range c.order {
+			if k.opened.ID == a.ID {
+				c.order = append(append(c.order[:i:i], c.order[i+1:]...), k)
+				return k.opened, nil
 			}
 		}
 		return nil, errorf(CodeNotFound, "id", "no log %q is open in this engine; open the log file again", clip(a.ID, 40))
@@ -185,13 +193,13 @@ func (c *TraceCache) Import(a TraceArgs) (*ingest.Opened, error) {
 	if err != nil {
 		return nil, err
 	}
-	for i, kept := range c.order {
-		if kept.ID == o.ID {
+	for i, k := range c.order {
+		if k.opened.ID == o.ID {
 			c.order = append(c.order[:i:i], c.order[i+1:]...)
 			break
 		}
 	}
-	c.order = append(c.order, o)
+	c.order = append(c.order, keptLog{opened: o, log: a.TraceLog})
 	for len(c.order) > c.MaxLogs || (len(c.order) > 1 && c.bytes() > c.MaxBytes) {
 		c.order = c.order[1:]
 	}
@@ -200,8 +208,9 @@ func (c *TraceCache) Import(a TraceArgs) (*ingest.Opened, error) {
 
 func (c *TraceCache) bytes() int64 {
 	var n int64
-	for _, o := range c.order {
-		for _, tl := range o.Timelines {
+	for _, k := range c.order {
+		n += int64(len(k.log.Log))
+		for _, tl := range k.opened.Timelines {
 			n += tl.Bytes()
 		}
 	}
@@ -210,12 +219,22 @@ func (c *TraceCache) bytes() int64 {
 
 // Timeline implements Traces.
 func (c *TraceCache) Timeline(id string) (*timeline.Timeline, error) {
-	for _, o := range c.order {
-		for _, tl := range o.Timelines {
+	for _, k := range c.order {
+		for _, tl := range k.opened.Timelines {
 			if tl.ID() == id {
 				return tl, nil
 			}
 		}
 	}
 	return nil, errorf(CodeNotFound, "run", "the log of run %q is no longer open in this engine; open the log file again", clip(id, 40))
+}
+
+// Log implements Traces.
+func (c *TraceCache) Log(id string) (TraceLog, error) {
+	for _, k := range c.order {
+		if k.opened.ID == id {
+			return k.log, nil
+		}
+	}
+	return TraceLog{}, errorf(CodeNotFound, "run", "log %q is no longer open in this engine; open the log file again", clip(id, 40))
 }

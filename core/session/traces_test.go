@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/racetrack-sim/racetrack/core/ingest"
+	"github.com/racetrack-sim/racetrack/core/scenario"
 	"github.com/racetrack-sim/racetrack/core/session"
 	"github.com/racetrack-sim/racetrack/core/viz"
 )
@@ -152,4 +153,51 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// untimedVitess is a vitess run validation can search (no drawn
+// durations).
+func untimedVitess(variant string) scenario.RunSpec {
+	return scenario.RunSpec{Scenario: "vitess-messager", Preset: "lock-level", Variant: variant, Seed: 3, MaxSteps: 400,
+		Params: map[string]any{"timed": false, "iterations": 2}}
+}
+
+// A model's own run, exported and opened as a log, conforms to the
+// model; the aligned model run opens in the session with one step per
+// matched model step, and its steps map to the log's events.
+func TestCheckAgainstAModel(t *testing.T) {
+	s := newSession()
+	spec := untimedVitess("fixed")
+	run := call[scenario.Summary](t, s, "open", map[string]any{"spec": spec})
+	ex := call[session.Exported](t, s, "export", map[string]any{"run": run.ID, "format": "json"})
+	o := openTrace(t, s, session.TraceArgs{TraceLog: session.TraceLog{Format: "json", Log: ex.Text}})
+	got := call[session.Checked](t, s, "check", map[string]any{"run": o.ID, "spec": spec, "mapping": "identity"})
+	v := got.Verdict
+	if !v.Conforms || v.Matched != o.Events || got.Model == nil || got.Model.Steps != len(v.StepEvents) {
+		t.Fatalf("verdict %+v model %+v", v, got.Model)
+	}
+	// The model run's steps are the log's: step k matched event StepEvents[k].
+	logSteps := call[session.StepsPage](t, s, "steps", map[string]any{"run": o.ID, "from": 0, "limit": 1000})
+	modelSteps := call[session.StepsPage](t, s, "steps", map[string]any{"run": got.Model.ID, "from": 0, "limit": 1000})
+	for k, e := range v.StepEvents {
+		if e < 0 {
+			continue
+		}
+		if a, b := modelSteps.Steps[k], logSteps.Steps[e]; a.Proc != b.Proc || a.Kind != b.Kind {
+			t.Fatalf("model step %d (%+v) matched event %d (%+v)", k, a, e, b)
+		}
+	}
+	if e := callErr(t, s, "check", `{"run":"`+o.ID+`","spec":{"scenario":"vitess-messager"}}`); e.Field != "spec" || !strings.Contains(e.Message, "untimed") {
+		t.Fatalf("a timed model: %+v", e)
+	}
+	// Against a model that has no mapping of that name, or a bad spec.
+	if e := callErr(t, s, "check", `{"run":"`+o.ID+`","spec":{"scenario":"vitess-messager","params":{"timed":false}},"mapping":"nope"}`); e.Field != "mapping" {
+		t.Fatalf("an unknown mapping: %+v", e)
+	}
+	if e := callErr(t, s, "check", `{"run":"`+o.ID+`","spec":{"scenario":"nope"}}`); !strings.HasPrefix(e.Field, "spec") {
+		t.Fatalf("an unknown scenario: %+v", e)
+	}
+	if e := callErr(t, s, "check", `{"run":"`+run.ID+`","spec":{"scenario":"vitess-messager"}}`); e.Code != session.CodeNotFound || e.Field != "run" {
+		t.Fatalf("a model run is no log: %+v", e)
+	}
 }
