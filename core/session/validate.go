@@ -142,4 +142,3 @@ func (s *Session) traceBytes() int64 {
 	}
 	return 0
 }
-
