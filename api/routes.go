@@ -38,6 +38,7 @@ func (s *Server) routes() http.Handler {
 		r.Get("/formats", listFormats)
 		r.Post("/runs", s.createRun)
 		r.Post("/traces", s.createTrace)
+		r.Post("/traces/{id}/validations", s.createValidation)
 		r.Route("/runs/{id}", func(r chi.Router) {
 			r.Get("/", s.getRun)
 			r.Get("/steps", s.getSteps)

@@ -240,3 +240,13 @@ func (r *serverRuns) Timeline(id string) (*timeline.Timeline, error) {
 	r.keep(rec)
 	return rec.tl, nil
 }
+
+// Log returns a stored log as it was imported (a check against a model
+// reads its executions again; the socket's admission reserved that).
+func (r *serverRuns) Log(id string) (session.TraceLog, error) {
+	t, err := r.s.store.TraceLog(id)
+	if errors.Is(err, ErrNotStored) {
+		return t, &session.Error{Code: session.CodeNotFound, Field: "run", Message: "no log " + id + " on this server"}
+	}
+	return t, err
+}

@@ -221,3 +221,45 @@ func TestSessionOpensAStoredLog(t *testing.T) {
 	require.Nil(t, got.Error, "%+v", got.Error)
 	assert.Contains(t, string(got.Result), `"events":1`)
 }
+
+// A model's own run, exported and imported as a log, is checked against
+// the model: it conforms, and the aligned model run is a stored run.
+func TestValidationOfAnImportedLog(t *testing.T) {
+	ts := newTestServer(t)
+	run := ts.createRun(t, `{"scenario":"dining-philosophers","seed":4,"params":{"timed":false}}`)
+	ex := ts.get(t, "/api/v1/runs/"+run.ID+"/export?format=json")
+	require.Equal(t, http.StatusOK, ex.Status)
+	o := ts.importLog(t, session.TraceLog{Format: "json", Log: string(ex.Body)})
+	spec, err := json.Marshal(run.Spec)
+	require.NoError(t, err)
+	r := ts.post(t, tracesPath+"/"+o.ID+"/validations", `{"spec":`+string(spec)+`,"mapping":"identity"}`)
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	var got session.Checked
+	r.json(t, &got)
+	require.True(t, got.Verdict.Conforms, "%+v", got.Verdict)
+	assert.Equal(t, o.Events, got.Verdict.Matched)
+	require.NotNil(t, got.Model)
+	steps := ts.get(t, "/api/v1/runs/"+got.Model.ID+"/steps")
+	assert.Equal(t, http.StatusOK, steps.Status, "%s", steps.Body)
+	assert.Zero(t, ts.mem.inUse()-cachedBytes(ts), "the validation gave its memory back")
+
+	for body, field := range map[string]string{
+		`{"spec":{"scenario":"nope"}}`: "spec.scenario",
+		`{"spec":` + string(spec) + `,"mapping":"nope"}`: "mapping",
+		`{"spec":` + string(spec) + `,"maxStates":-1}`:   "maxStates",
+		`{"mapping":"identity"}`:                         "spec",
+		`{"spec":` + string(spec) + `,"x":1}`:            "x",
+	} {
+		p := ts.post(t, tracesPath+"/"+o.ID+"/validations", body).problem(t)
+		assert.Equal(t, field, p.Field, body)
+	}
+	assert.Equal(t, http.StatusNotFound, ts.post(t, tracesPath+"/log-0123456789abcdef/validations", `{"spec":`+string(spec)+`}`).Status)
+	assert.Equal(t, http.StatusNotFound, ts.post(t, tracesPath+"/"+run.ID+"/validations", `{"spec":`+string(spec)+`}`).Status)
+}
+
+// cachedBytes is the memory the timeline cache holds.
+func cachedBytes(ts *testServer) int64 {
+	ts.timelines.mu.Lock()
+	defer ts.timelines.mu.Unlock()
+	return ts.timelines.bytes
+}

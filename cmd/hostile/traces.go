@@ -44,6 +44,15 @@ func (s *suite) traces() {
 	took = time.Since(start)
 	s.expect("traces: a catastrophic parser (a|aa)+ that matches 64 KiB lines", "201, at once (RE2 runs in linear time)", r, r.status == 201 && took < 5*time.Second)
 
+	// A validation whose search could never fit the budget is refused
+	// before it starts.
+	r = s.do("POST", "/api/v1/traces", `{"format":"shiviz","log":"a x\na {\"a\":1}\n"}`, nil)
+	var opened struct{ ID string }
+	_ = json.Unmarshal(r.body, &opened)
+	r = s.do("POST", "/api/v1/traces/"+opened.ID+"/validations", `{"spec":{"scenario":"dining-philosophers","params":{"timed":false}},"maxStates":67108864}`, nil)
+	s.expect("traces: a validation of 67 M states", "422 too-large-for-memory naming maxStates, with needBytes", r,
+		r.status == 422 && strings.HasSuffix(r.problem.Type, "too-large-for-memory") && r.problem.Field == "maxStates" && r.problem.NeedBytes > 0)
+
 	bad := `{"format":"shiviz","log":"h a\nh {\"h\":1}\nh b\nh {\"h\":1}\n"}`
 	r = s.do("POST", "/api/v1/traces", bad, nil)
 	s.expect("traces: a clock that does not grow", "422 naming log, with the line", r, r.status == 422 && r.problem.Field == "log" && strings.Contains(r.problem.Detail, "line 3"))
