@@ -244,7 +244,7 @@ func TestValidationOfAnImportedLog(t *testing.T) {
 	assert.Zero(t, ts.mem.inUse()-cachedBytes(ts), "the validation gave its memory back")
 
 	for body, field := range map[string]string{
-		`{"spec":{"scenario":"nope"}}`: "spec.scenario",
+		`{"spec":{"scenario":"nope"}}`:                   "spec.scenario",
 		`{"spec":` + string(spec) + `,"mapping":"nope"}`: "mapping",
 		`{"spec":` + string(spec) + `,"maxStates":-1}`:   "maxStates",
 		`{"mapping":"identity"}`:                         "spec",

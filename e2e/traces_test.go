@@ -144,3 +144,77 @@ func writeTraceScreenshot(t *testing.T, p *page, name string) {
 		t.Fatal(err)
 	}
 }
+
+// TestCheckAgainstModelWasm and TestCheckAgainstModelServer: a run the
+// model exported, dropped on the page as a log, checked against the
+// model: it conforms, and the log and the aligned model run show side by
+// side with one cursor; against the other variant it leaves the model at
+// an event, with what the model could have done.
+func TestCheckAgainstModelWasm(t *testing.T) {
+	srv := staticServer(t)
+	checkSuite(t, browser(t, 1280, 900), srv.URL+"/", "wasm")
+}
+
+func TestCheckAgainstModelServer(t *testing.T) {
+	srv := apiServer(t)
+	checkSuite(t, browser(t, 1280, 900), srv.URL+"/", "server")
+}
+
+func checkSuite(t *testing.T, p *page, base, engine string) {
+	p.open(base + "#engine=" + engine)
+	p.wait("the first diagram", `__rt.firstDraw > 0 && __rt.loaded`, 60*time.Second)
+	spec := `{scenario: "dining-philosophers", preset: "lock-level", variant: "fixed", seed: 5}`
+	exported := eval[string](p, `(async () => { const s = await __rt.runSpec(`+spec+`); return (await __rt.S.engine.exportRun(s.id, "json")).text; })()`)
+	dropFile(p, "philosophers-fixed-seed5.json", exported)
+	p.wait("the log", `__rt.S.trace && __rt.loaded === __rt.S.trace.opened.runs[0].id`, 30*time.Second)
+	if eval[bool](p, `document.querySelector("#checkbox").hidden`) {
+		t.Fatal("no Check against a model control with a log loaded")
+	}
+	eval[any](p, `document.querySelector("#checkmapping").value = "identity"`)
+	p.click("#checkbtn")
+	p.wait("the verdict", `__rt.S.check && !document.querySelector("#checkpanel").hidden`, 60*time.Second)
+	type verdict struct {
+		Conforms bool
+		Events   int
+		Matched  int
+		Model    int
+		Text     string
+	}
+	v := eval[verdict](p, `({conforms: __rt.S.check.verdict.conforms, events: __rt.S.check.verdict.events, matched: __rt.S.check.verdict.matched,
+		model: __rt.S.check.model ? __rt.S.check.model.steps : -1, text: document.querySelector("#checkout").textContent})`)
+	if !v.Conforms || v.Matched != v.Events || v.Model <= 0 || !strings.Contains(v.Text, "conforms") {
+		t.Fatalf("the check shows %+v", v)
+	}
+	// One cursor: stepping the log moves the model's mark to the step
+	// that matched the event.
+	p.click("#fwd")
+	p.click("#fwd")
+	p.wait("the shared cursor", `__rt.S.step === 2 && document.querySelector("#chkcursor").textContent.startsWith("log event 3 ↔ model step")`, 10*time.Second)
+	marks := eval[[]int](p, `__rt.checkView.marks`)
+	if marks[0] != 2 || marks[1] < 0 {
+		t.Fatalf("the cursor marks are %v at log event 3", marks)
+	}
+	eval[any](p, `document.querySelector("#checkpanel").scrollIntoView({block: "start"})`)
+	writeTraceScreenshot(t, p, "check-conforms-"+engine)
+
+	// The lower-fork-first log against the left-fork-first model.
+	p.click(`#variants input[value="buggy"]`)
+	p.click("#checkbtn")
+	p.wait("the second verdict", `__rt.S.check && __rt.S.check.spec.variant === "buggy"`, 60*time.Second)
+	leaves := eval[struct {
+		Stop  string
+		Event int
+		Text  string
+		Step  int
+	}](p, `({stop: __rt.S.check.verdict.stop, event: __rt.S.check.verdict.at ? __rt.S.check.verdict.at.event : -1,
+		text: document.querySelector("#checkout").textContent, step: __rt.S.step})`)
+	if leaves.Stop != "leaves" || leaves.Event < 0 || !strings.Contains(leaves.Text, fmt.Sprintf("leaves the model at event %d", leaves.Event+1)) ||
+		!strings.Contains(leaves.Text, "could have done instead") || leaves.Step != leaves.Event {
+		t.Fatalf("against the other variant: %+v", leaves)
+	}
+	eval[any](p, `document.querySelector("#checkpanel").scrollIntoView({block: "start"})`)
+	writeTraceScreenshot(t, p, "check-leaves-"+engine)
+	if errs := p.consoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors: %v", errs)
+	}
+}

@@ -17,6 +17,7 @@ import { exportRun } from "./exporting.js";
 import { showDistributed } from "./engineswitch.js";
 import { wire } from "./controls.js";
 import { wireLogs, openLog, openStoredLog } from "./logs.js";
+import { wireCheck, checkLog } from "./checking.js";
 import { logOf } from "./link.js";
 
 async function boot() {
@@ -24,6 +25,7 @@ async function boot() {
   initGuide();
   wire();
   wireLogs();
+  wireCheck();
   const hs = readHash();
   const picked = await pickEngine(hs.engine);
   S.engine = picked.engine;
@@ -68,6 +70,7 @@ RT.paintCursor = paintCursor;
 RT.showSlice = showSlice;
 RT.toggleLane = toggleLane;
 RT.openLog = openLog;
+RT.checkLog = checkLog;
 RT.runSpec = (spec) => {
   selectScenario(spec.scenario, spec);
   return runSpec(spec);

@@ -117,6 +117,8 @@ export async function openStoredLog(id, opts = {}) {
 // named), with a picker when there are several.
 async function loadTrace(opened, { name, args = null, step = null, run = null }) {
   S.trace = { id: opened.id, name, opened, args };
+  S.check = null;
+  $("#checkpanel").hidden = true;
   const pick = opened.runs.find((r) => r.id === run) || opened.runs[0];
   renderExecutions(opened, pick.id);
   await load(pick, { step: step ?? 0 });

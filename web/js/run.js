@@ -15,6 +15,7 @@ import { renderForks } from "./forks.js";
 import { renderSearchTarget } from "./search.js";
 import { renderStale } from "./onestate.js";
 import { traceTitle } from "./logs.js";
+import { renderCheckControl } from "./checking.js";
 
 // Below this diagram width (css px) a run opens fitted whole.
 const NARROW_PX = 600;
@@ -25,6 +26,7 @@ export function unloadRun() {
   stop();
   S.run = null;
   S.trace = null;
+  renderCheckControl();
   S.total = 0;
   S.steps = [];
   S.state = null;
@@ -71,6 +73,7 @@ export async function runSpec(spec, opts = {}) {
     const summary = await S.engine.run(spec);
     if (gen !== runGen) return summary;
     S.trace = null;
+    renderCheckControl();
     if (!opts.keepCompare) {
       S.compare = null;
       $("#comparepanel").hidden = true;
@@ -100,6 +103,7 @@ export async function load(summary, opts = {}) {
   const sc = S.scenario;
   // The bug's story is the model's; a log has none.
   $("#bugstory").hidden = isTrace(summary);
+  renderCheckControl();
   if (isTrace(summary)) $("#runtitle").textContent = traceTitle(summary);
   else $("#runtitle").textContent = `${sc.title} · ${variantTitle(summary.spec.variant)} · seed ${summary.spec.seed}${summary.spec.schedule ? " · custom schedule" : ""}`;
   $("#scrub").max = String(Math.max(0, S.total - 1));
