@@ -123,6 +123,22 @@ func openLogSuite(t *testing.T, p *page, base, engine string) {
 	if !strings.Contains(msg, "line ") || !strings.Contains(msg, "clock") {
 		t.Errorf("the refusal says %q; want the line and the field", msg)
 	}
+
+	// A log written for ShiViz with its own parser (one line an event,
+	// JavaScript's named groups), then a parser without a clock group.
+	eval[any](p, `(() => {
+		document.querySelector("#logopts").open = true;
+		document.querySelector("#logformat").value = "shiviz";
+		document.querySelector("#logparser").value = "(?<host>\\S+) (?<clock>{.*}) (?<event>.*)";
+	})()`)
+	dropFile(p, "oneline.log", "a {\"a\":1} sends x\nb {\"a\":1, \"b\":1} gets x\n")
+	p.wait("the one-line log", `__rt.S.trace && __rt.S.trace.name === "oneline.log" && __rt.loaded === __rt.S.trace.opened.runs[0].id && __rt.S.total === 2`, 30*time.Second)
+	eval[any](p, `document.querySelector("#logparser").value = "(?<host>\\S+) (?<event>.*)"`)
+	dropFile(p, "oneline.log", "a {\"a\":1} sends x\n")
+	p.wait("the parser's refusal", `!document.querySelector("#logerror").hidden && document.querySelector("#logerror").dataset.field === "parser"`, 30*time.Second)
+	if !eval[bool](p, `document.querySelector("#logparser").classList.contains("invalid")`) {
+		t.Error("the parser control is not marked invalid")
+	}
 	if errs := p.consoleErrors(); len(errs) > 0 {
 		t.Errorf("console errors: %v", errs)
 	}
