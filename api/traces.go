@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -17,9 +16,6 @@ import (
 // server's MaxTraceBytes).
 const tracesPath = "/api/v1/traces"
 
-// traceIDPattern is a log's id (ingest.LogID), and an execution's of a
-// log of several: the log's id, "-" and its number from 1.
-var traceIDPattern = regexp.MustCompile(`^(log-[0-9a-f]{16})(?:-([1-9][0-9]{0,5}))?$`)
 
 // minTraceBytes is the least an import reserves: a short log's records
 // and their index.
@@ -122,24 +118,33 @@ func (s *Server) importTrace(t session.TraceLog) (*ingest.Opened, []*recording, 
 	return opened, recs, nil
 }
 
-// lookupTrace resolves the id of an imported execution: the cache, else
-// the stored log imported again.
-func (s *Server) lookupTrace(id string) (*recording, error) {
-	m := traceIDPattern.FindStringSubmatch(id)
+// storedExecution reads the record of the log execution k of run id
+// belongs to (session.ExecutionOf), refusing an id that names no
+// execution of it: a log of one execution is run by its own id, one of
+// several by id-k.
+func (s *Server) storedExecution(id, logID string, k int) (traceRecord, error) {
+	rec, err := s.store.Trace(logID)
+	if errors.Is(err, ErrNotStored) {
+		return rec, notFound("id", "no log with id %s; import it with POST %s", logID, tracesPath)
+	}
+	if err != nil {
+		return rec, fmt.Errorf("read log %s: %w", logID, err)
+	}
+	if k >= rec.Executions || (id == logID) != (rec.Executions == 1) {
+		return rec, notFound("id", "log %s holds %d execution(s): its runs are %s", logID, rec.Executions, traceRuns(logID, rec.Executions))
+	}
+	return rec, nil
+}
+
+// lookupTrace resolves the id of an imported execution (execution k of
+// log logID): the cache, else the stored log imported again.
+func (s *Server) lookupTrace(id, logID string, k int) (*recording, error) {
 	if rec, ok := s.timelines.peek(id); ok {
 		return rec, nil
 	}
 	return s.timelines.get(id, func() (*recording, error) {
-		logID := m[1]
-		rec, err := s.store.Trace(logID)
-		if errors.Is(err, ErrNotStored) {
-			return nil, notFound("id", "no log with id %s; import it with POST %s", logID, tracesPath)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read log %s: %w", logID, err)
-		}
-		if k := m[2]; (k == "") != (rec.Executions == 1) {
-			return nil, notFound("id", "log %s holds %d executions: its runs are %s", logID, rec.Executions, traceRuns(logID, rec.Executions))
+		if _, err := s.storedExecution(id, logID, k); err != nil {
+			return nil, err
 		}
 		t, err := s.store.TraceLog(logID)
 		if err != nil {
@@ -204,8 +209,7 @@ func (r *serverRuns) Import(a session.TraceArgs) (*ingest.Opened, error) {
 		}
 		return opened, nil
 	}
-	m := traceIDPattern.FindStringSubmatch(a.ID)
-	if m == nil || m[2] != "" {
+	if logID, _, ok := session.ExecutionOf(a.ID); !ok || logID != a.ID {
 		return nil, &session.Error{Code: session.CodeNotFound, Field: "id", Message: fmt.Sprintf("no log with id %q: a log id is log- followed by 16 hex digits", truncate(a.ID, 40))}
 	}
 	rec, err := r.s.store.Trace(a.ID)

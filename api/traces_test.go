@@ -60,7 +60,7 @@ func TestImportedLogServesEveryViewOfARun(t *testing.T) {
 	require.Len(t, o.Runs, 1)
 	assert.Equal(t, o.ID, o.Runs[0].ID)
 	assert.Equal(t, "/api/v1/runs/"+o.ID, res.Header.Get("Location"))
-	assert.Regexp(t, traceIDPattern, o.ID)
+	assert.Regexp(t, `^log-[0-9a-f]{16}$`, o.ID)
 
 	run := "/api/v1/runs/" + o.ID
 	for path, says := range map[string]string{

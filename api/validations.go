@@ -2,7 +2,6 @@ package api
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -44,15 +43,9 @@ func (s *Server) validate(run string, v session.Validation) (session.Checked, er
 	if !ok {
 		return session.Checked{}, notFound("id", "no imported log with id %q: an execution of a log is log- and 16 hex digits (and -k)", truncate(run, 40))
 	}
-	rec, err := s.store.Trace(logID)
-	if errors.Is(err, ErrNotStored) {
-		return session.Checked{}, notFound("id", "no log with id %s; import it with POST %s", logID, tracesPath)
-	}
+	rec, err := s.storedExecution(run, logID, k)
 	if err != nil {
-		return session.Checked{}, fmt.Errorf("read log %s: %w", logID, err)
-	}
-	if k >= rec.Executions || (k == 0 && rec.Executions > 1 && run == logID) {
-		return session.Checked{}, notFound("id", "log %s holds %d executions: its runs are %s", logID, rec.Executions, traceRuns(logID, rec.Executions))
+		return session.Checked{}, err
 	}
 	if v.Spec == nil {
 		return session.Checked{}, invalid("spec", "spec (the model: scenario, preset, variant, parameters) is required")

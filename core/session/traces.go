@@ -60,10 +60,7 @@ func DecodeTraceLog(data []byte) (TraceLog, error) {
 // TraceNeed is the memory to reserve before importing t with
 // ImportTrace: the import's estimate for its format (ingest.Estimate).
 func TraceNeed(t TraceLog) int64 {
-	f := ingest.Format(t.Format)
-	if f == "" {
-		f = ingest.Detect([]byte(t.Log))
-	}
+	f := formatOf(t)
 	if f != ingest.FormatShiViz && f != ingest.FormatNDJSON && f != ingest.FormatJSON {
 		return 0 // ImportTrace refuses the format
 	}
