@@ -16,7 +16,6 @@ import (
 // server's MaxTraceBytes).
 const tracesPath = "/api/v1/traces"
 
-
 // minTraceBytes is the least an import reserves: a short log's records
 // and their index.
 const minTraceBytes = 64 << 10
