@@ -201,3 +201,27 @@ func TestCheckAgainstAModel(t *testing.T) {
 		t.Fatalf("a model run is no log: %+v", e)
 	}
 }
+
+// A log plays like a run: frames step through its events, with the
+// fields its hosts logged.
+func TestPlayALog(t *testing.T) {
+	s := newSession()
+	o := openTrace(t, s, session.TraceArgs{TraceLog: session.TraceLog{Format: "ndjson", Log: `{"node":"a","kind":"state","fields":{"x":1}}
+{"node":"a","kind":"send","msg":1,"to":"b"}
+{"node":"b","kind":"receive","msg":1}
+{"node":"a","kind":"state","fields":{"x":2}}
+`}})
+	p := call[*session.Player](t, s, "play", map[string]any{"run": o.ID, "step": 0, "speed": 10})
+	f, err := p.First()
+	if err != nil || f.Step != 0 || len(f.Changed) != 1 || f.Changed[0].Name != "x" || f.Changed[0].Value != "1" {
+		t.Fatalf("first frame %+v, %v", f, err)
+	}
+	f, err = p.Advance(2)
+	if err != nil || f == nil || f.Step != 2 || len(f.Changed) != 0 || len(f.Edges) != 1 || f.Edges[0].Kind != "message" {
+		t.Fatalf("frame %+v, %v", f, err)
+	}
+	f, err = p.Advance(5)
+	if err != nil || f == nil || f.Step != 3 || !f.End || len(f.Changed) != 1 || f.Changed[0].Value != "2" {
+		t.Fatalf("the last frame %+v, %v", f, err)
+	}
+}
