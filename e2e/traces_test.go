@@ -237,3 +237,25 @@ func checkSuite(t *testing.T, p *page, base, engine string) {
 		t.Errorf("console errors: %v", errs)
 	}
 }
+
+// TestOpenLogFollowsTheEngineSwitch: a log opened on the server moves
+// with the core when the engine changes to the tab (imported again in
+// the worker from the file).
+func TestOpenLogFollowsTheEngineSwitch(t *testing.T) {
+	srv := apiServer(t)
+	p := browser(t, 1280, 800)
+	p.open(srv.URL + "/#engine=server")
+	p.wait("the first diagram", `__rt.firstDraw > 0 && __rt.loaded`, 60*time.Second)
+	log, err := os.ReadFile(twoPhaseLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dropFile(p, "twophase.shiviz.log", string(log))
+	p.wait("the log on the server", `__rt.S.engine.name === "server" && __rt.S.trace && __rt.loaded === __rt.S.trace.opened.runs[0].id`, 30*time.Second)
+	id := eval[string](p, `__rt.S.run.id`)
+	eval[any](p, `(() => { const e = document.querySelector("#engine"); e.value = "wasm"; e.dispatchEvent(new Event("change")); })()`)
+	p.wait("the log in the tab", fmt.Sprintf(`__rt.S.engine.name === "wasm" && __rt.loaded === %q && __rt.S.total === 28`, id), 30*time.Second)
+	if errs := p.consoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors: %v", errs)
+	}
+}
