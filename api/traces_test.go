@@ -220,6 +220,26 @@ func TestSessionOpensAStoredLog(t *testing.T) {
 	got = sc.call("openTrace", `{"log":"a x\na {\"a\":1}\n"}`)
 	require.Nil(t, got.Error, "%+v", got.Error)
 	assert.Contains(t, string(got.Result), `"events":1`)
+	// A check over the socket: the cart log is no philosophers' run.
+	got = sc.call("check", `{"run":"`+o.ID+`","spec":{"scenario":"dining-philosophers","params":{"timed":false}},"mapping":"identity"}`)
+	require.NotNil(t, got.Error)
+	assert.Equal(t, "log", got.Error.Field, "%+v", got.Error)
+	assert.Positive(t, got.Error.Line, "%+v", got.Error)
+
+	// A model's own run checked over the socket conforms and opens the
+	// aligned model run in the session.
+	run := ts.createRun(t, `{"scenario":"dining-philosophers","seed":4,"params":{"timed":false}}`)
+	own := ts.importLog(t, session.TraceLog{Format: "json", Log: string(ts.get(t, "/api/v1/runs/"+run.ID+"/export?format=json").Body)})
+	got = sc.call("openTrace", `{"id":"`+own.ID+`"}`)
+	require.Nil(t, got.Error, "%+v", got.Error)
+	got = sc.call("check", `{"run":"`+own.ID+`","spec":{"scenario":"dining-philosophers","seed":4,"params":{"timed":false}},"mapping":"identity"}`)
+	require.Nil(t, got.Error, "%+v", got.Error)
+	var checked session.Checked
+	require.NoError(t, json.Unmarshal(got.Result, &checked))
+	require.True(t, checked.Verdict.Conforms)
+	require.NotNil(t, checked.Model)
+	got = sc.call("steps", `{"run":"`+checked.Model.ID+`"}`)
+	require.Nil(t, got.Error, "%+v", got.Error)
 }
 
 // A model's own run, exported and imported as a log, is checked against

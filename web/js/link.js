@@ -5,7 +5,7 @@ import { encodeSpec, decodeSpec, readHash, writeHash } from "./share.js";
 import { switchEngine } from "./engineswitch.js";
 import { S } from "./state.js";
 import { fail, selectScenario } from "./form.js";
-import { runSpec } from "./run.js";
+import { runSpec, isTrace } from "./run.js";
 import { seek } from "./cursor.js";
 import { showSlice } from "./slice.js";
 import { openStoredLog } from "./logs.js";
@@ -75,7 +75,7 @@ export function updateHash() {
     const slice = S.slice ? S.slice.step : null;
     if (opened && opened.step === S.step && opened.slice === slice) return; // still the opened link's view
     opened = null;
-    if (S.trace) {
+    if (isTrace(S.run)) {
       writeHash({ trace: S.engine.name === "server" ? S.run.id : null, step: S.step, engine: S.engine.name, slice });
       return;
     }
@@ -87,7 +87,7 @@ export function updateHash() {
 
 export async function share() {
   if (!S.run) return toast("Run something first.");
-  if (S.trace) {
+  if (isTrace(S.run)) {
     if (S.engine.name !== "server") return toast("A log opened in this tab stays in this tab: open it on the server engine to share a link.");
     const url = writeHash({ trace: S.run.id, step: S.step, engine: S.engine.name, slice: S.slice ? S.slice.step : null });
     try {
