@@ -105,6 +105,16 @@ func TestBudgetStops(t *testing.T) {
 	if err != nil || v.Stop != conform.StopBudget || v.Conforms || v.States != 2 {
 		t.Fatalf("budget of 2 states: %v %+v", err, v)
 	}
+	// Room for three worlds of one client (4096 + 300 bytes each): the
+	// path is cut at three steps, short of the six the trace needs.
+	v, err = conform.Validate(check(t, messagerSpec), l.Executions[0], conform.Options{MaxBytes: 3 * 4396})
+	if err != nil || v.Stop != conform.StopBudget || v.Conforms {
+		t.Fatalf("room for 3 worlds: %v %+v", err, v)
+	}
+	var fe *scenario.FieldError
+	if _, err := conform.Validate(check(t, messagerSpec), l.Executions[0], conform.Options{MaxBytes: 100}); !errors.As(err, &fe) || fe.Field != "maxBytes" {
+		t.Fatalf("room for no world: %v", err)
+	}
 }
 
 // FuzzValidate feeds any NDJSON trace to the messager mapping: it is

@@ -70,7 +70,7 @@ type searcher struct {
 }
 
 // search looks for a model run from w that the log is a prefix of.
-func (b *binding) search(w *sim.World, maxStates int) (*Verdict, error) {
+func (b *binding) search(w *sim.World, maxStates, maxDepth int) (*Verdict, error) {
 	s := &searcher{binding: b, seen: map[uint64]struct{}{}, maxStates: maxStates}
 	lanes := len(b.laneLen)
 	root := state{w: w, pos: make([]int32, lanes), def: make([]int32, lanes), path: &pathNode{match: -1, choice: -1}}
@@ -82,6 +82,7 @@ func (b *binding) search(w *sim.World, maxStates int) (*Verdict, error) {
 	s.best = root
 	stack := []*frame{{state: root, next: -1}}
 	stop := StopLeaves
+	cut := false
 	var goal *state
 	for len(stack) > 0 {
 		f := stack[len(stack)-1]
@@ -119,8 +120,15 @@ func (b *binding) search(w *sim.World, maxStates int) (*Verdict, error) {
 			stop = StopBudget
 			break
 		}
+		if len(stack) >= maxDepth {
+			cut = true // not stored: a shallower path may reach it
+			continue
+		}
 		s.seen[key] = struct{}{}
 		stack = append(stack, &frame{state: *child, next: -1})
+	}
+	if stop == StopLeaves && cut {
+		stop = StopBudget
 	}
 	v := &Verdict{Stop: stop, Conforms: stop == StopConforms, Mapping: b.lm.Name, Events: len(b.events),
 		States: len(s.seen), Transitions: s.transitions}
