@@ -66,7 +66,6 @@ type searcher struct {
 	transitions int
 	best        state
 	ch          stepChooser
-	h           sim.Hasher
 }
 
 // search looks for a model run from w that the log is a prefix of.
@@ -184,8 +183,8 @@ func (b *binding) fieldsHold(i int, w *sim.World) (bool, string) {
 	return true, ""
 }
 
-// deferredHold checks, in st's world, the fields of lane l's consumed
-// events that wait for its next step.
+// deferredOn checks, in world w, the fields of lane l's consumed events
+// that wait for its next step (in st), and describes the first wrong one.
 func (b *binding) deferredOn(st *state, l int, w *sim.World) (bool, string) {
 	if st.def[l] < 0 {
 		return true, ""
@@ -201,6 +200,8 @@ func (b *binding) deferredOn(st *state, l int, w *sim.World) (bool, string) {
 	return true, ""
 }
 
+// deferredHold reports whether every lane's waiting fields hold in st's
+// own world (at the end of the log, where no next step comes).
 func (s *searcher) deferredHold(st *state) bool {
 	for l := range st.def {
 		if ok, _ := s.deferredOn(st, l, st.w); !ok {
