@@ -40,6 +40,9 @@ var messagerLog = sim.LogMap[*Manager]{
 		{Kind: sim.StepLocal, Label: "binlog: rows committed; no vstream runs",
 			Step: &sim.ModelStep[*Manager]{Kind: sim.StepLocal, When: (*Manager).atRowEvent},
 			Says: "a row event finds no vstream running"},
+		{Kind: sim.StepLocal, Label: "Close: pollerTicks.Stop()",
+			Step: &sim.ModelStep[*Manager]{Kind: sim.StepLock, Mutex: "pollerTicks", When: (*Manager).closing},
+			Says: "Close stops the poller's ticker"},
 		{Kind: sim.StepLocal, Label: "runOneVStream: ctx done", Holds: (*Manager).callbackCancelled,
 			Says: "the vstream callback finds its stream cancelled since the row event"},
 		{Kind: sim.StepLocal, Label: "Subscribe: receivers", Skip: true, FieldsAfterNext: true,
@@ -87,6 +90,10 @@ func (m *Manager) holdsStream(w *sim.World, p sim.ProcID) bool { return w.Mutex(
 func (m *Manager) atRowEvent(w *sim.World, ev *sim.Event) bool {
 	return ev.Proc == m.vstream && w.Proc(ev.Proc).PC == rEvent
 }
+
+// closing: the step is Close's (its pollerTicks.Stop, the model's lock
+// of the ticker's mutex; the poller's own ticks are not logged).
+func (m *Manager) closing(_ *sim.World, ev *sim.Event) bool { return ev.Proc == m.closer }
 
 // callbackCancelled: stopVStream ran since the callback's row event.
 func (m *Manager) callbackCancelled(_ *sim.World, _ sim.ProcID) bool { return m.evCtxDone }
