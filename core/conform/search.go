@@ -15,6 +15,9 @@ type pathNode struct {
 	match   int32
 	reached []int32
 	steps   int32
+	// passed is set for a node that is no step: an optional event passed
+	// over (match holds it).
+	passed bool
 	// choices are the choices the step made (the schedule's entries:
 	// the ready event when several were, and the values it drew); the
 	// root's are those of the model's Init.
@@ -37,9 +40,10 @@ type state struct {
 	rng *sim.RandomChooser
 }
 
-// frame is a state on the depth-first search's path, with the ready
-// model events it still has to try: order[next] with the draws' values
-// vals (nil: the first of each) is the next.
+// frame is a state on the depth-first search's path, with the options
+// it still has to try: order[next] is the next, a ready model event k
+// (with the draws' values vals, nil: the first of each) when k >= 0, and
+// passing over the optional event lane -k-1 waits on when k < 0.
 type frame struct {
 	state
 	ready []sim.Event
@@ -109,13 +113,22 @@ func (b *binding) search(roots []state, scenarioID string, maxStates, maxDepth i
 			continue
 		}
 		k := f.order[f.next]
-		child, vals, more, err := s.step(&f.state, f.ready, k, f.vals)
-		if err != nil {
-			return nil, err
-		}
-		f.vals = vals
-		if !more {
+		var child *state
+		if k < 0 {
+			child = s.pass(&f.state, -k-1)
 			f.next++
+		} else {
+			var vals []int
+			var more bool
+			var err error
+			child, vals, more, err = s.step(&f.state, f.ready, k, f.vals)
+			if err != nil {
+				return nil, err
+			}
+			f.vals = vals
+			if !more {
+				f.next++
+			}
 		}
 		if child == nil {
 			continue
@@ -270,12 +283,14 @@ func (s *searcher) consumable(st *state, i int) bool {
 	return true
 }
 
-// order lists the ready events to try: first those whose process's
-// lane waits for a step (a match makes progress), by the log's order of
-// those events (the order the program wrote them in is a linearisation
-// of its happens-before, and most often the one the model needs: a
-// mutex's FIFO waiters, for one, are in no happens-before order), then
-// the others in queue order.
+// order lists the options to try: first passing over the enabled
+// optional events (-lane-1: what the model need not do, it tries not
+// doing first), then the ready events whose process's lane waits for a
+// step (a match makes progress), by the log's order of those events (the
+// order the program wrote them in is a linearisation of its
+// happens-before, and most often the one the model needs: a mutex's FIFO
+// waiters, for one, are in no happens-before order), then the other
+// ready events in queue order.
 func (s *searcher) order(st *state, ready []sim.Event) []int {
 	out := make([]int, 0, len(ready))
 	var later []int
@@ -289,7 +304,27 @@ func (s *searcher) order(st *state, ready []sim.Event) []int {
 	slices.SortStableFunc(out, func(a, b int) int {
 		return s.nextStep(st, ready[a].Proc) - s.nextStep(st, ready[b].Proc)
 	})
-	return append(out, later...)
+	var pass []int
+	for l := range st.pos {
+		if st.pos[l] < s.laneLen[l] {
+			if i := int(s.laneEvent[l][st.pos[l]]); s.events[i].optional && s.enabled(st, i) {
+				pass = append(pass, -l-1)
+			}
+		}
+	}
+	return append(append(pass, out...), later...)
+}
+
+// pass passes over the optional event lane l waits on: the model takes
+// no step, the event is consumed (its fields unchecked: the model did not
+// do what it records), and what then needs no step is.
+func (s *searcher) pass(st *state, l int) *state {
+	i := s.laneEvent[l][st.pos[l]]
+	next := &state{w: st.w, pos: slices.Clone(st.pos), def: slices.Clone(st.def), consumed: st.consumed + 1, rng: st.rng,
+		path: &pathNode{match: i, passed: true, steps: st.path.steps, prev: st.path}}
+	next.pos[l]++
+	s.closure(next)
+	return next
 }
 
 // nextStep is the logged event process p's lane waits to match with a
@@ -380,6 +415,13 @@ func (b *binding) align(st *state) (stepEvents, reached []int32, schedule []int)
 	stepEvents = make([]int32, st.path.steps)
 	var chunks [][]int
 	for n := st.path; n != nil; n = n.prev {
+		if n.passed {
+			reached[n.match] = n.steps
+			for _, i := range n.reached {
+				reached[i] = n.steps
+			}
+			continue
+		}
 		if n.steps > 0 {
 			stepEvents[n.steps-1] = n.match
 		}
