@@ -113,6 +113,14 @@ func TestUnknownMappingAndBudget(t *testing.T) {
 	}
 }
 
+// TestMappingsListsDeclaredThenIdentity: what a client offers to choose.
+func TestMappingsListsDeclaredThenIdentity(t *testing.T) {
+	got := conform.Mappings(vitess.Scenario())
+	if len(got) != 2 || got[0].Name != vitess.MessagerLog || got[1].Name != conform.Identity || got[0].Help == "" {
+		t.Fatalf("mappings %+v", got)
+	}
+}
+
 // TestBudgetStops: a search out of states says so rather than
 // pretending the log leaves the model.
 func TestBudgetStops(t *testing.T) {
