@@ -41,8 +41,10 @@ var messagerLog = sim.LogMap[*Manager]{
 		{Kind: sim.StepLocal, Label: "binlog: rows committed; no vstream runs",
 			Step: &sim.ModelStep[*Manager]{Kind: sim.StepLocal, When: (*Manager).atRowEvent},
 			Says: "a row event finds no vstream running"},
+		// Close's pollerTicks.Stop, whether it finds the ticker free or
+		// waits for the poller: its attempt at the ticker's mutex.
 		{Kind: sim.StepLocal, Label: "Close: pollerTicks.Stop()",
-			Step: &sim.ModelStep[*Manager]{Kind: sim.StepLock, Mutex: "pollerTicks", When: (*Manager).closing},
+			Step: &sim.ModelStep[*Manager]{Mutex: "pollerTicks", When: (*Manager).stoppingTicker},
 			Says: "Close stops the poller's ticker"},
 		{Kind: sim.StepLocal, Label: "runOneVStream: ctx done", Holds: (*Manager).callbackCancelled,
 			Says: "the vstream callback finds its stream cancelled since the row event"},
@@ -92,9 +94,11 @@ func (m *Manager) atRowEvent(w *sim.World, ev *sim.Event) bool {
 	return ev.Proc == m.vstream && w.Proc(ev.Proc).PC == rEvent
 }
 
-// closing: the step is Close's (its pollerTicks.Stop, the model's lock
-// of the ticker's mutex; the poller's own ticks are not logged).
-func (m *Manager) closing(_ *sim.World, ev *sim.Event) bool { return ev.Proc == m.closer }
+// stoppingTicker: the step is Close's pollerTicks.Stop (kStop), the
+// attempt at the ticker's mutex; the poller's own ticks are not logged.
+func (m *Manager) stoppingTicker(w *sim.World, ev *sim.Event) bool {
+	return ev.Proc == m.closer && w.Proc(ev.Proc).PC == kStop
+}
 
 // callbackCancelled: stopVStream ran since the callback's row event.
 func (m *Manager) callbackCancelled(_ *sim.World, _ sim.ProcID) bool { return m.evCtxDone }
