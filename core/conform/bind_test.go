@@ -2,6 +2,7 @@ package conform_test
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -56,6 +57,24 @@ func TestFieldsAreChecked(t *testing.T) {
 	}
 }
 
+// TestOptionalBlockIsPassedOver: a logged block where the model's mutex
+// is free (the real holder is a lane the mapping leaves out) cannot be a
+// model block: the search passes over it, and the lock after it is the
+// model's. The verdict marks it reached with no model step matching it.
+func TestOptionalBlockIsPassedOver(t *testing.T) {
+	trace := `{"node":"tablet","thread":"runSend","kind":"lock","obj":"mu"}
+{"node":"tablet","thread":"client1","kind":"block","obj":"mu"}
+{"node":"tablet","thread":"runSend","kind":"unlock","obj":"mu"}
+` + subscribe
+	v, err := validateNDJSON(t, trace)
+	if err != nil || !v.Conforms {
+		t.Fatalf("%v %+v", err, v)
+	}
+	if v.Reached[1] < 0 || slices.Contains(v.StepEvents, 1) {
+		t.Fatalf("the block: reached %d, matched by a step: %v", v.Reached[1], slices.Contains(v.StepEvents, 1))
+	}
+}
+
 // TestBindRefusesWhatTheMappingDoesNotKnow: a lane, an event or a mutex
 // the mapping does not know is refused naming the line and the field.
 func TestBindRefusesWhatTheMappingDoesNotKnow(t *testing.T) {
@@ -94,6 +113,14 @@ func TestUnknownMappingAndBudget(t *testing.T) {
 	}
 }
 
+// TestMappingsListsDeclaredThenIdentity: what a client offers to choose.
+func TestMappingsListsDeclaredThenIdentity(t *testing.T) {
+	got := conform.Mappings(vitess.Scenario())
+	if len(got) != 2 || got[0].Name != vitess.MessagerLog || got[1].Name != conform.Identity || got[0].Help == "" {
+		t.Fatalf("mappings %+v", got)
+	}
+}
+
 // TestBudgetStops: a search out of states says so rather than
 // pretending the log leaves the model.
 func TestBudgetStops(t *testing.T) {
@@ -104,6 +131,16 @@ func TestBudgetStops(t *testing.T) {
 	v, err := conform.Validate(check(t, messagerSpec), l.Executions[0], conform.Options{MaxStates: 2})
 	if err != nil || v.Stop != conform.StopBudget || v.Conforms || v.States != 2 {
 		t.Fatalf("budget of 2 states: %v %+v", err, v)
+	}
+	// Room for three worlds of one client (4096 + 300 bytes each): the
+	// path is cut at three steps, short of the six the trace needs.
+	v, err = conform.Validate(check(t, messagerSpec), l.Executions[0], conform.Options{MaxBytes: 3 * 4396})
+	if err != nil || v.Stop != conform.StopBudget || v.Conforms {
+		t.Fatalf("room for 3 worlds: %v %+v", err, v)
+	}
+	var fe *scenario.FieldError
+	if _, err := conform.Validate(check(t, messagerSpec), l.Executions[0], conform.Options{MaxBytes: 100}); !errors.As(err, &fe) || fe.Field != "maxBytes" {
+		t.Fatalf("room for no world: %v", err)
 	}
 }
 

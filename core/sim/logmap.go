@@ -64,6 +64,9 @@ type Logged struct {
 	Object string
 	// Label is what the program logged the event as.
 	Label string
+	// Message is the label of the message the event receives, or of
+	// the first it sends ("" for none).
+	Message string
 }
 
 // LogRule says what the logged events it matches are in the model. The
@@ -78,6 +81,9 @@ type LogRule[M Model] struct {
 	Object string
 	// Label matches events whose label starts with it ("": any).
 	Label string
+	// Message matches events that send or receive a message whose label
+	// starts with it ("": any event).
+	Message string
 
 	// Skip: the event is not in the model; it is passed over.
 	Skip bool
@@ -89,6 +95,13 @@ type LogRule[M Model] struct {
 	// earlier events and its happens-before past matched); p is the
 	// lane's process.
 	Holds func(m M, w *World, p ProcID) bool
+
+	// Optional, with Step: the event may also be passed over, when the
+	// model takes no such step there. A logged block is one: the model
+	// blocks where its own order makes it, and a real mutex (Go's is no
+	// queue) need not hand itself to the thread that waited first; with
+	// blocks optional, the model blocks only where the log shows a block.
+	Optional bool
 
 	// FieldsAfterNext: the event's logged fields describe the state
 	// after its lane's next Step event (a program that records a value
@@ -127,7 +140,8 @@ type LogField[M Model] struct {
 // Matches reports whether r matches the logged event e.
 func (r *LogRule[M]) Matches(e Logged) bool {
 	return (r.Kind == 0 || r.Kind == e.Kind) && (!r.Sends || e.Sends) &&
-		(r.Object == "" || r.Object == e.Object) && strings.HasPrefix(e.Label, r.Label)
+		(r.Object == "" || r.Object == e.Object) && strings.HasPrefix(e.Label, r.Label) &&
+		(r.Message == "" || (e.Message != "" && strings.HasPrefix(e.Message, r.Message)))
 }
 
 // Rule is the first rule that matches e, or nil.
@@ -162,6 +176,9 @@ func (l *LogMap[M]) Check() error {
 		if n != 1 {
 			errs = append(errs, fmt.Errorf("sim: log mapping %q: Events[%d] must be exactly one of Skip, Step and Holds", l.Name, i))
 		}
+		if r.Optional && r.Step == nil {
+			errs = append(errs, fmt.Errorf("sim: log mapping %q: Events[%d] is Optional without a Step", l.Name, i))
+		}
 	}
 	seen := map[string]bool{}
 	for i, f := range l.Fields {
@@ -184,8 +201,8 @@ func (l LogMap[M]) Erase() LogMap[Model] {
 		e.Lane = func(m Model, w *World, node, name string) (ProcID, bool) { return f(m.(M), w, node, name) }
 	}
 	for _, r := range l.Events {
-		er := LogRule[Model]{Kind: r.Kind, Sends: r.Sends, Object: r.Object, Label: r.Label, Skip: r.Skip,
-			FieldsAfterNext: r.FieldsAfterNext, Says: r.Says}
+		er := LogRule[Model]{Kind: r.Kind, Sends: r.Sends, Object: r.Object, Label: r.Label, Message: r.Message, Skip: r.Skip,
+			Optional: r.Optional, FieldsAfterNext: r.FieldsAfterNext, Says: r.Says}
 		if s := r.Step; s != nil {
 			er.Step = &ModelStep[Model]{Kind: s.Kind, Mutex: s.Mutex}
 			if f := s.When; f != nil {

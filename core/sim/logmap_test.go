@@ -14,6 +14,7 @@ func TestLogRuleMatches(t *testing.T) {
 	lm := sim.LogMap[*ticker]{Name: "t", Events: []sim.LogRule[*ticker]{
 		{Kind: sim.StepLock, Object: "mu", Skip: true},
 		{Sends: true, Label: "wake", Skip: true},
+		{Message: "batch", Skip: true},
 		{Kind: sim.StepLocal, Skip: true},
 	}}
 	for _, c := range []struct {
@@ -23,7 +24,9 @@ func TestLogRuleMatches(t *testing.T) {
 		{sim.Logged{Kind: sim.StepLock, Object: "mu"}, 0},
 		{sim.Logged{Kind: sim.StepLock, Object: "streamMu"}, -1},
 		{sim.Logged{Kind: sim.StepLocal, Sends: true, Label: "wake runSend"}, 1},
-		{sim.Logged{Kind: sim.StepLocal, Label: "wake runSend"}, 2},
+		{sim.Logged{Kind: sim.StepLocal, Label: "wake runSend"}, 3},
+		{sim.Logged{Kind: sim.StepReceive, Label: "recv", Message: "batch of 10"}, 2},
+		{sim.Logged{Kind: sim.StepReceive, Label: "recv", Message: "ack"}, -1},
 		{sim.Logged{Kind: sim.StepUnlock, Object: "mu"}, -1},
 	} {
 		r := lm.Rule(c.e)
@@ -52,6 +55,7 @@ func TestLogMapCheck(t *testing.T) {
 		{sim.LogMap[*ticker]{Name: "t"}, "has no Lane"},
 		{sim.LogMap[*ticker]{Name: "t", Lane: lane, Events: []sim.LogRule[*ticker]{{Kind: sim.StepLock}}}, "Events[0] must be exactly one"},
 		{sim.LogMap[*ticker]{Name: "t", Lane: lane, Events: []sim.LogRule[*ticker]{{Skip: true, Step: &sim.ModelStep[*ticker]{}}}}, "Events[0] must be exactly one"},
+		{sim.LogMap[*ticker]{Name: "t", Lane: lane, Events: []sim.LogRule[*ticker]{{Skip: true, Optional: true}}}, "Events[0] is Optional without a Step"},
 		{sim.LogMap[*ticker]{Name: "t", Lane: lane, Fields: []sim.LogField[*ticker]{{Name: "n"}}}, "Fields[0] needs a Name and a Value"},
 		{sim.LogMap[*ticker]{Name: "t", Lane: lane, Fields: []sim.LogField[*ticker]{{Name: "n", Value: value}, {Name: "n", Value: value}}}, `field "n" named twice`},
 	} {

@@ -2,14 +2,17 @@ package messager
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/racetrack-sim/racetrack/core/conform"
 	"github.com/racetrack-sim/racetrack/core/ingest"
+	"github.com/racetrack-sim/racetrack/core/scenario"
 	"github.com/racetrack-sim/racetrack/core/sim"
 )
 
@@ -93,13 +96,62 @@ func TestV13Deadlocks(t *testing.T) {
 		}
 		// The real deadlock is a behaviour of v13's model: every event,
 		// the last acquisitions before the cycle included, is matched.
-		if v := validate(t, config(V13, seed, nil), buf.Bytes()); !v.Conforms || v.Matched != x.Len() {
+		v := validate(t, config(V13, seed, nil), buf.Bytes())
+		if !v.Conforms || v.Matched != x.Len() {
 			t.Fatalf("seed %d: the deadlock trace leaves the buggy model: %s at %+v", seed, v.Stop, v.At)
 		}
-		t.Logf("seed %d deadlocked after %d events: %v; validates against the buggy model", seed, x.Len(), cycle)
+		// And the model, where the aligned run leaves it, closes the
+		// same cycle: the lanes the log shows blocked take their next
+		// steps, and the model reports the deadlock.
+		if why := modelDeadlocks(t, config(V13, seed, nil), v, cycle); why != "" {
+			t.Fatalf("seed %d: %s", seed, why)
+		}
+		t.Logf("seed %d deadlocked after %d events: %v; validates against the buggy model, which closes the same cycle", seed, x.Len(), cycle)
 		return
 	}
 	t.Fatalf("no deadlock in %v of v13 runs", time.Since(start))
+}
+
+// modelDeadlocks replays the verdict's aligned run in the model, then
+// lets only the processes of the cycle's lanes step: it returns "" when
+// the model reports a deadlock among them, else what happened.
+func modelDeadlocks(t *testing.T, cfg Config, v *conform.Verdict, cycle map[string]string) string {
+	t.Helper()
+	w, err := modelFor(t, cfg).World(scenario.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.SetChooser(&sim.ScriptChooser{Schedule: v.Schedule})
+	for range v.StepEvents {
+		if !w.Step() {
+			return fmt.Sprintf("the aligned run does not replay: %v", w.Err())
+		}
+	}
+	lm, _ := w.Capabilities().Log("")
+	procs := map[sim.ProcID]bool{}
+	for lane := range cycle {
+		p, ok := lm.Lane(w.Model(), w, "tablet", lane)
+		if !ok || p == sim.None {
+			return "lane " + lane + " is no model process"
+		}
+		procs[p] = true
+	}
+	for range 20 {
+		if len(w.Violations()) > 0 {
+			if pr := w.Violations()[0].Property; pr != sim.NoDeadlockName {
+				return "the model violates " + pr
+			}
+			return ""
+		}
+		ready := w.Ready()
+		k := slices.IndexFunc(ready, func(e sim.Event) bool { return procs[e.Proc] })
+		if k < 0 {
+			return "the cycle's processes cannot step, and no deadlock is reported"
+		}
+		w.SetChooser(&sim.ScriptChooser{Schedule: []int{k}})
+		w.Step()
+	}
+	return "no deadlock after 20 steps of the cycle's processes"
 }
 
 // TestFixedNeverDeadlocks runs PR 10132's locking as many times: no run
@@ -166,12 +218,24 @@ func TestSlipLeavesTheModelAtTheSend(t *testing.T) {
 		if v.Conforms || v.Stop != conform.StopLeaves || v.At.Event != slip {
 			t.Fatalf("seed %d: verdict %s at %+v; want it to leave the model at event %d (%s)", seed, v.Stop, v.At, slip, x.StepLabel(slip))
 		}
-		w := v.At.Waiting[0]
-		if w.Event != slip || w.Lane != "poller" || !strings.HasPrefix(w.Label, "cond.Broadcast") || !strings.Contains(w.Why, "holds mu") {
+		// Other lanes may wait there too (an event concurrent with the
+		// slip that this interleaving cannot place); the slip is first.
+		k := slices.IndexFunc(v.At.Waiting, func(w conform.Waiting) bool { return w.Event == slip })
+		if k < 0 {
+			t.Fatalf("seed %d: the slip is not among the events waiting: %+v", seed, v.At.Waiting)
+		}
+		w := v.At.Waiting[k]
+		if w.Lane != "poller" || !strings.HasPrefix(w.Label, "cond.Broadcast") || !strings.Contains(w.Why, "holds mu") {
 			t.Fatalf("seed %d: departure %+v", seed, w)
 		}
-		if v.At.Line != int(x.Lines[slip]) || v.Reached[slip] != -1 || v.Reached[slip-1] < 0 {
-			t.Fatalf("seed %d: departure at line %d (want %d), reached %v", seed, v.At.Line, x.Lines[slip], v.Reached[slip-1:slip+1])
+		// The poller's unlock of mu just before it is matched; the slip
+		// is not.
+		prev := slip - 1
+		for x.Steps[prev].Proc != x.Steps[slip].Proc {
+			prev--
+		}
+		if v.At.Line != int(x.Lines[slip]) || v.Reached[slip] != -1 || v.Reached[prev] < 0 || x.Steps[prev].Kind != sim.StepUnlock {
+			t.Fatalf("seed %d: departure at line %d (want %d), reached %d and %d", seed, v.At.Line, x.Lines[slip], v.Reached[prev], v.Reached[slip])
 		}
 		checked++
 	}
