@@ -85,7 +85,8 @@ func (s *Server) sessionStream(w http.ResponseWriter, r *http.Request) {
 // sessionLimits are the server's bounds as a session's.
 func (s *Server) sessionLimits() session.Limits {
 	return session.Limits{MaxRunSteps: s.cfg.MaxRunSteps, MaxSearchStates: s.cfg.MaxSearchStates,
-		MaxSearchRuns: s.cfg.MaxSearchRuns, MaxSearchSeconds: s.cfg.MaxSearchSeconds, MaxSearchWorkers: check.MaxWorkers}
+		MaxSearchRuns: s.cfg.MaxSearchRuns, MaxSearchSeconds: s.cfg.MaxSearchSeconds, MaxSearchWorkers: check.MaxWorkers,
+		MaxCheckPathBytes: validationPathBytes}
 }
 
 // sessionConn is one socket's session and its requests in flight.

@@ -13,9 +13,13 @@ import (
 	"github.com/racetrack-sim/racetrack/core/session"
 )
 
-// validationStateBytes is what the validation search holds a state: its
-// entry in the visited set and its share of the worlds along the path.
-const validationStateBytes = 64
+// What a validation search holds: a state's entry in the visited set,
+// and the worlds along its path (bounded by validationPathBytes: a
+// search cut there ends with the verdict "budget").
+const (
+	validationStateBytes = 64
+	validationPathBytes  = 256 << 20
+)
 
 // createValidation serves POST /api/v1/traces/{id}/validations: an
 // imported execution checked against a model (session.ValidateTrace,
@@ -63,7 +67,7 @@ func (s *Server) validate(run string, v session.Validation) (session.Checked, er
 		states = conform.DefaultMaxStates
 	}
 	importBytes := ingest.Need(ingest.Format(rec.Format), len(t.Log), rec.Events, rec.Hosts)
-	mem, err := s.mem.reserve(kindSearch, importBytes+int64(states)*validationStateBytes, memoryHint{field: "maxStates", what: "this validation"})
+	mem, err := s.mem.reserve(kindSearch, validationBytes(importBytes, states), memoryHint{field: "maxStates", what: "this validation"})
 	if err != nil {
 		return session.Checked{}, err
 	}
@@ -73,7 +77,7 @@ func (s *Server) validate(run string, v session.Validation) (session.Checked, er
 	case <-time.After(runSlotWait):
 		return session.Checked{}, busy(1, "all %d run slots are busy; retry shortly", cap(s.runSlots))
 	}
-	verdict, err := session.ValidateTrace(n, t, k, v, importBytes)
+	verdict, err := session.ValidateTrace(n, t, k, v, importBytes, validationPathBytes)
 	<-s.runSlots
 	if err != nil {
 		return session.Checked{}, err
@@ -113,7 +117,13 @@ func (sc *sessionConn) admitCheck(args []byte) (*grant, bool, error) {
 	if states <= 0 || states > conform.MaxStatesLimit {
 		states = conform.DefaultMaxStates // a bad value is the session's to refuse
 	}
-	need := ingest.Need(ingest.Format(rec.Format), len(t.Log), rec.Events, rec.Hosts) + int64(states)*validationStateBytes
+	need := validationBytes(ingest.Need(ingest.Format(rec.Format), len(t.Log), rec.Events, rec.Hosts), states)
 	g, err := sc.s.mem.reserve(kindSearch, need, memoryHint{field: "maxStates", what: "this validation"})
 	return g, true, err
+}
+
+// validationBytes is what a validation reserves: the log imported again,
+// the search's states and its path.
+func validationBytes(importBytes int64, states int) int64 {
+	return importBytes + int64(states)*validationStateBytes + validationPathBytes
 }

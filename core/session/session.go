@@ -25,6 +25,9 @@ type Limits struct {
 	// workers. A transport that allows more passes a Stepper pipe to
 	// Serve, which runs the search's work on them.
 	MaxSearchWorkers int
+	// MaxCheckPathBytes bounds the worlds a check's search keeps along
+	// its path (conform.Options.MaxBytes); 0: conform's default.
+	MaxCheckPathBytes int64
 }
 
 // Config builds a Session.
@@ -102,7 +105,7 @@ func New(cfg Config) *Session {
 
 // Methods lists the methods Call answers, in the order of the package
 // documentation's table.
-var Methods = []string{"scenarios", "formats", "open", "openTrace", "check", "steps", "find", "state", "alternatives", "fork", "forks",
+var Methods = []string{"scenarios", "formats", "open", "openTrace", "check", "mappings", "steps", "find", "state", "alternatives", "fork", "forks",
 	"compare", "slice", "layout", "charts", "export", "search", "cancel", "play", "pause"}
 
 // Call runs one method. id is the caller's name for this call (the
@@ -142,6 +145,12 @@ func (s *Session) call(id, method string, args json.RawMessage) (any, error) {
 			return nil, err
 		}
 		return s.Check(a)
+	case "mappings":
+		var a MappingsArgs
+		if err := decode(args, &a); err != nil {
+			return nil, err
+		}
+		return s.Mappings(a)
 	case "steps":
 		return withRun(s, args, func(tl *timeline.Timeline, a *StepsArgs) (any, error) { return Steps(tl, a.From, a.Limit) })
 	case "find":

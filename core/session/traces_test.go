@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/racetrack-sim/racetrack/core/conform"
 	"github.com/racetrack-sim/racetrack/core/ingest"
 	"github.com/racetrack-sim/racetrack/core/scenario"
 	"github.com/racetrack-sim/racetrack/core/session"
@@ -190,6 +191,13 @@ func TestCheckAgainstAModel(t *testing.T) {
 	if e := callErr(t, s, "check", `{"run":"`+o.ID+`","spec":{"scenario":"vitess-messager"}}`); e.Field != "spec" || !strings.Contains(e.Message, "untimed") {
 		t.Fatalf("a timed model: %+v", e)
 	}
+	maps := call[[]conform.Mapping](t, s, "mappings", map[string]any{"scenario": "vitess-messager"})
+	if len(maps) < 2 || maps[len(maps)-1].Name != conform.Identity {
+		t.Fatalf("vitess's mappings %+v", maps)
+	}
+	if e := callErr(t, s, "mappings", `{"scenario":"nope"}`); e.Field != "scenario" {
+		t.Fatalf("mappings of no scenario: %+v", e)
+	}
 	// Against a model that has no mapping of that name, or a bad spec.
 	if e := callErr(t, s, "check", `{"run":"`+o.ID+`","spec":{"scenario":"vitess-messager","params":{"timed":false}},"mapping":"nope"}`); e.Field != "mapping" {
 		t.Fatalf("an unknown mapping: %+v", e)
@@ -223,5 +231,22 @@ func TestPlayALog(t *testing.T) {
 	f, err = p.Advance(5)
 	if err != nil || f == nil || f.Step != 3 || !f.End || len(f.Changed) != 1 || f.Changed[0].Value != "2" {
 		t.Fatalf("the last frame %+v, %v", f, err)
+	}
+}
+
+// A timed model's own run conforms when the check takes the run's draws
+// from its seed (fromSeed); without them the model is refused.
+func TestCheckFromTheSeed(t *testing.T) {
+	s := newSession()
+	spec := scenario.RunSpec{Scenario: "dining-philosophers", Preset: "table", Variant: "fixed", Seed: 9, MaxSteps: 60}
+	run := call[scenario.Summary](t, s, "open", map[string]any{"spec": spec})
+	ex := call[session.Exported](t, s, "export", map[string]any{"run": run.ID, "format": "json"})
+	o := openTrace(t, s, session.TraceArgs{TraceLog: session.TraceLog{Format: "json", Log: ex.Text}})
+	if e := callErr(t, s, "check", mustJSON(t, map[string]any{"run": o.ID, "spec": spec, "mapping": "identity"})); e.Field != "spec" {
+		t.Fatalf("a timed model without the seed's draws: %+v", e)
+	}
+	got := call[session.Checked](t, s, "check", map[string]any{"run": o.ID, "spec": spec, "mapping": "identity", "fromSeed": true})
+	if !got.Verdict.Conforms || got.Model == nil {
+		t.Fatalf("with the seed's draws: %+v", got.Verdict)
 	}
 }

@@ -22,11 +22,15 @@ type CheckArgs struct {
 	Validation
 }
 
-// Validation is what a check asks of the model.
+// Validation is what a check asks of the model. FromSeed says the log is
+// the run of the spec's seed: the model's draws of more options than the
+// search enumerates (a timed model's durations) take that run's values
+// (conform.Options.Seed); without it such a model is refused.
 type Validation struct {
 	Spec      *scenario.RunSpec `json:"spec"`
 	Mapping   string            `json:"mapping,omitempty"`
 	MaxStates int               `json:"maxStates,omitempty"`
+	FromSeed  bool              `json:"fromSeed,omitempty"`
 }
 
 // Checked answers a check: the verdict (conform.Verdict: conforms, or
@@ -60,17 +64,23 @@ func ExecutionOf(run string) (logID string, k int, ok bool) {
 
 // ValidateTrace checks execution k of a log against the model n: the one
 // place the server and the session turn a check into conform.Validate.
-// The log is imported again within maxBytes (the validation reads the
-// execution's records, which a timeline does not keep).
-func ValidateTrace(n scenario.Normal, t TraceLog, k int, v Validation, maxBytes int64) (*conform.Verdict, error) {
-	l, err := ingest.Import(formatOf(t), []byte(t.Log), ingest.Options{Parser: t.Parser, Delimiter: t.Delimiter, MaxBytes: maxBytes})
+// The log is imported again within importBytes (the validation reads the
+// execution's records, which a timeline does not keep), and the search's
+// path of worlds is bounded by pathBytes (0: conform's default).
+func ValidateTrace(n scenario.Normal, t TraceLog, k int, v Validation, importBytes, pathBytes int64) (*conform.Verdict, error) {
+	l, err := ingest.Import(formatOf(t), []byte(t.Log), ingest.Options{Parser: t.Parser, Delimiter: t.Delimiter, MaxBytes: importBytes})
 	if err != nil {
 		return nil, traceError(err)
 	}
 	if k < 0 || k >= len(l.Executions) {
 		return nil, errorf(CodeNotFound, "run", "the log holds %d executions", len(l.Executions))
 	}
-	verdict, err := conform.Validate(n, l.Executions[k], conform.Options{Mapping: v.Mapping, Format: formatOf(t), MaxStates: v.MaxStates})
+	opt := conform.Options{Mapping: v.Mapping, Format: formatOf(t), MaxStates: v.MaxStates, MaxBytes: pathBytes}
+	if v.FromSeed {
+		seed := n.Spec().Seed
+		opt.Seed = &seed
+	}
+	verdict, err := conform.Validate(n, l.Executions[k], opt)
 	switch {
 	case errors.Is(err, conform.ErrUnsupported):
 		return nil, errorf(CodeInvalid, "spec", "%v", err)
@@ -118,7 +128,7 @@ func (s *Session) Check(a CheckArgs) (Checked, error) {
 	if err != nil {
 		return Checked{}, AsError(err, "spec")
 	}
-	verdict, err := ValidateTrace(n, t, k, a.Validation, s.traceBytes())
+	verdict, err := ValidateTrace(n, t, k, a.Validation, s.traceBytes(), s.limits.MaxCheckPathBytes)
 	if err != nil {
 		return Checked{}, err
 	}
@@ -141,4 +151,20 @@ func (s *Session) traceBytes() int64 {
 		return c.MaxBytes
 	}
 	return 0
+}
+
+// MappingsArgs names a scenario.
+type MappingsArgs struct {
+	Scenario string `json:"scenario"`
+}
+
+// Mappings lists the log mappings a scenario's model offers a check
+// (conform.Mappings: those it declares, its default first, then
+// identity).
+func (s *Session) Mappings(a MappingsArgs) ([]conform.Mapping, error) {
+	sc, ok := s.reg.Lookup(a.Scenario)
+	if !ok {
+		return nil, errorf(CodeNotFound, "scenario", "no scenario %q", clip(a.Scenario, 40))
+	}
+	return conform.Mappings(sc), nil
 }

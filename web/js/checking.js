@@ -48,12 +48,32 @@ export function wireCheck() {
   $("#checkbtn").addEventListener("click", () => checkLog().catch(() => {}));
 }
 
-// renderCheckControl offers the check while a log is loaded.
+// renderCheckControl offers the check while a log is loaded, with the
+// log mappings the form's model offers.
 export function renderCheckControl() {
   $("#checkbox").hidden = !S.trace;
   if (!S.trace) {
     S.check = null;
     $("#checkpanel").hidden = true;
+    return;
+  }
+  offerMappings();
+}
+
+let mappingsOf = ""; // the scenario whose mappings the list holds
+
+async function offerMappings() {
+  const sc = S.scenario;
+  if (!sc || sc.id === mappingsOf) return;
+  mappingsOf = sc.id;
+  try {
+    const maps = await S.engine.mappings(sc.id);
+    if (mappingsOf !== sc.id) return;
+    clear($("#checkmappings"), maps.map((m) => h("option", { value: m.name }, m.help)));
+    $("#checkmapping").placeholder = maps.length ? `${maps[0].name} (the model's first)` : "";
+    $("#checkmappinghelp").textContent = maps.map((m) => `${m.name}: ${m.help}`).join(" · ");
+  } catch (_) {
+    mappingsOf = ""; // asked again next time
   }
 }
 
@@ -110,6 +130,7 @@ function setCursorText(event, step) {
 export async function checkLog() {
   if (!S.trace || !S.run) return toast("Open a log first.");
   if (!S.scenario) return toast("Pick the model in the catalog first.");
+  offerMappings();
   const run = S.run;
   const spec = readSpec();
   const mapping = $("#checkmapping").value.trim();
@@ -117,7 +138,7 @@ export async function checkLog() {
   $("#busy").textContent = "Checking the log against the model…";
   $("#checkerror").hidden = true;
   try {
-    const res = await S.engine.check(run.id, spec, mapping);
+    const res = await S.engine.check(run.id, spec, mapping, $("#checkseed").checked);
     const to = (n) => Math.min(n, DIAGRAM_WINDOW);
     const [logLayout, modelLayout] = await Promise.all([
       S.engine.layout(run.id, 0, to(run.steps)),

@@ -17,7 +17,8 @@
 //                                        executions, labels, runs: [summary]}; each run opens like any
 //                                        (the server engine uploads it with POST /api/v1/traces first)
 //   openStoredLog(id)                    a log the engine keeps (the server's store: #trace=ID)
-//   check(id, spec, mapping)             a log's execution against a model -> {run, verdict, model}:
+//   mappings(scenario)                   the log mappings its model offers [{name, help}]
+//   check(id, spec, mapping, fromSeed)   a log's execution against a model -> {run, verdict, model}:
 //                                        conform's verdict and the aligned model run (a summary)
 //   steps(id, from, limit)               {total, from, steps}
 //   find(id, step, kind, back)           {step, found}: next/previous message, lock, violation, choice
@@ -165,8 +166,9 @@ class SessionEngine {
   }
 
   async openLog(log) { return this.openTrace(log); }
-  async check(id, spec, mapping) {
-    const res = await this.call("check", { run: id, spec, mapping });
+  async mappings(scenario) { return this.call("mappings", { scenario }); }
+  async check(id, spec, mapping, fromSeed = false) {
+    const res = await this.call("check", { run: id, spec, mapping, fromSeed });
     if (res.model) this.specs.set(res.model.id, res.model.spec); // to open it again
     return res;
   }
