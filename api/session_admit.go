@@ -47,6 +47,14 @@ func (sc *sessionConn) admit(req session.Request) (session.Request, func(), erro
 			req.Args = args
 		}
 		return req, g.release, nil
+	case "check":
+		g, ok, err := sc.admitCheck(req.Args)
+		if err != nil {
+			return req, nil, err
+		}
+		if ok {
+			return req, g.release, nil
+		}
 	case "layout", "steps", "slice", "charts", "state", "alternatives":
 		g, ok, err := sc.admitView(req.Method, req.Args)
 		if err != nil {

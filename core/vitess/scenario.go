@@ -104,7 +104,7 @@ func params() []scenario.Param {
 	return []scenario.Param{
 		scenario.IntParam("clients", 2, 1, 8, "clients", "clients (C) that Subscribe and unsubscribe; identical and interchangeable"),
 		scenario.IntParam("cycles", 3, 1, 100, "cycles", "timed mode: Subscribe/unsubscribe cycles per client"),
-		scenario.IntParam("iterations", 2, 1, 10, "", "untimed mode (ITER): cycles per client, poller ticks and row events"),
+		scenario.IntParam("iterations", 2, 1, 1000, "", "untimed mode (ITER): cycles per client, poller ticks and row events (exhaustive searches: keep it small; long logs validated against the model need it large)"),
 		scenario.DurationParam("thinkTime", 500, 1, 600_000, "mean time a client stays subscribed, and then away (each drawn from half to 1.5 times it); the first Subscribe comes within half of it"),
 		scenario.DurationParam("pollerInterval", 1000, 1, 600_000, "vt_poller_interval: the poller's timer waits this long after each runPoller returns (docs use 30 s, e2e tests 1 s)"),
 		scenario.DurationParam("readPendingCost", 50, 0, 600_000, "buggy: time of the poller's readPending query (no `time_acked is null`: it scans acked rows too); at or above the interval it times out"),
