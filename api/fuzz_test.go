@@ -79,11 +79,9 @@ func FuzzCreateRun(f *testing.F) {
 	}
 	ts := fuzzServer(f)
 	f.Fuzz(func(t *testing.T, body []byte) {
-		req := httptest.NewRequest(http.MethodPost, "/api/v1/runs", bytes.NewReader(body))
-		rec := httptest.NewRecorder()
-		ts.Handler().ServeHTTP(rec, req)
-		if rec.Code >= 500 {
-			t.Fatalf("status %d for %q: %s", rec.Code, body, rec.Body)
+		rec := fuzzRequest(ts, http.MethodPost, "/api/v1/runs", body)
+		if rec.Code >= 500 || rec.Code == http.StatusMisdirectedRequest {
+			t.Fatalf("status %d for %q (421: refused before any handler): %s", rec.Code, body, rec.Body)
 		}
 	})
 }
@@ -127,13 +125,9 @@ func FuzzQueryParameters(f *testing.F) {
 		q.Set(k1, v1)
 		q.Set(k2, v2)
 		u := &url.URL{Path: "/api/v1/runs/" + rec.id + "/" + route, RawQuery: q.Encode()}
-		req := httptest.NewRequest(http.MethodGet, "/", nil)
-		req.URL = u
-		req.RequestURI = u.String()
-		w := httptest.NewRecorder()
-		ts.Handler().ServeHTTP(w, req)
-		if w.Code >= 500 {
-			t.Fatalf("status %d for %s: %s", w.Code, u, w.Body)
+		w := fuzzRequest(ts, http.MethodGet, u.String(), nil)
+		if w.Code >= 500 || w.Code == http.StatusMisdirectedRequest {
+			t.Fatalf("status %d for %s (421: refused before any handler): %s", w.Code, u, w.Body)
 		}
 	})
 }
