@@ -27,7 +27,7 @@ const (
 type Params struct {
 	Clients              int      `default:"2" min:"1" max:"8" unit:"clients" help:"clients (C) that Subscribe and unsubscribe; identical and interchangeable"`
 	Cycles               int      `default:"3" min:"1" max:"100" unit:"cycles" help:"timed mode: Subscribe/unsubscribe cycles per client"`
-	Iterations           int      `default:"2" min:"1" max:"10" help:"untimed mode (ITER): cycles per client, poller ticks and row events"`
+	Iterations           int      `default:"2" min:"1" max:"1000" help:"untimed mode (ITER): cycles per client, poller ticks and row events (exhaustive searches: keep it small; long logs validated against the model need it large)"`
 	ThinkTime            sim.Time `default:"500" min:"1" max:"600000" help:"mean time a client stays subscribed, and then away (each drawn from half to 1.5 times it); the first Subscribe comes within half of it"`
 	PollerInterval       sim.Time `default:"1000" min:"1" max:"600000" help:"vt_poller_interval: the poller's timer waits this long after each runPoller returns (docs use 30 s, e2e tests 1 s)"`
 	ReadPendingCost      sim.Time "default:\"50\" min:\"0\" max:\"600000\" help:\"buggy: time of the poller's readPending query (no `time_acked is null`: it scans acked rows too); at or above the interval it times out\""

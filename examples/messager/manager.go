@@ -2,6 +2,7 @@ package messager
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/racetrack-sim/racetrack/tracer"
 )
@@ -31,6 +32,15 @@ type manager struct {
 
 	// streamMu is v13's streamMu and the fix's cacheManagementMu.
 	streamMu sync.Mutex
+	// streamGen counts the vstream's starts and stops (odd: a vstream
+	// runs), read by the binlog without a lock in one load, as the
+	// model's row event reads it in one step; a callback that finds it
+	// changed since its event arrived sees its stream's context
+	// cancelled. (Between that load and taking streamMu, v13's
+	// stopVStream could take and release streamMu: the one window where
+	// the program is less atomic than the model, and a trace through it
+	// would not conform.)
+	streamGen atomic.Int64
 
 	// wake carries the trace id of each wake-up to the sender.
 	wake chan tracer.MsgID
@@ -88,6 +98,7 @@ func (m *manager) startVStream(l *tracer.Logger) {
 		defer l.Unlock(&m.streamMu, m.streamName())
 	}
 	m.streaming = true
+	m.streamGen.Add(1)
 	l.Local("startVStream")
 }
 
@@ -97,6 +108,7 @@ func (m *manager) stopVStream(l *tracer.Logger) {
 		defer l.Unlock(&m.streamMu, m.streamName())
 	}
 	m.streaming = false
+	m.streamGen.Add(1)
 	l.Local("stopVStream")
 }
 
@@ -147,11 +159,23 @@ func (m *manager) wakeSender(l *tracer.Logger) {
 	m.wake <- l.Send("cond.Broadcast: wake runSend", "tablet")
 }
 
-// rowEvent is the vstream's callback for a batch of row events: under
-// streamMu it adds the rows (Add takes mu).
+// rowEvent is a batch of row events committing: while a vstream runs,
+// its callback takes streamMu and adds the rows (Add takes mu), unless
+// the stream was stopped since the event arrived (runOneVStream's ctx
+// check under streamMu).
 func (m *manager) rowEvent(l *tracer.Logger) {
+	gen := m.streamGen.Load()
+	if gen%2 == 0 {
+		l.Local("binlog: rows committed; no vstream runs")
+		return
+	}
 	stream := m.streamName()
 	l.Lock(&m.streamMu, stream)
+	if m.streamGen.Load() != gen {
+		l.Local("runOneVStream: ctx done")
+		l.Unlock(&m.streamMu, stream)
+		return
+	}
 	l.Lock(&m.mu, "mu")
 	if len(m.receivers) > 0 {
 		m.cache++
@@ -171,16 +195,12 @@ func (m *manager) send(l *tracer.Logger, id tracer.MsgID) {
 	l.Unlock(&m.mu, "mu")
 }
 
-// close is Close: mark closed under mu, then stop the vstream.
+// close is Close: mark closed and stop the vstream under mu (v13 does
+// so since PR #8965, taking streamMu under mu).
 func (m *manager) close(l *tracer.Logger) {
 	l.Lock(&m.mu, "mu")
 	m.isOpen = false
 	m.receivers = nil
-	if m.version != V13 {
-		m.stopVStream(l)
-	}
+	m.stopVStream(l)
 	l.Unlock(&m.mu, "mu")
-	if m.version == V13 {
-		m.stopVStream(l)
-	}
 }

@@ -1,0 +1,340 @@
+package conform
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/racetrack-sim/racetrack/core/sim"
+)
+
+// pathNode is one step of the model run a search state was reached by:
+// the logged event the step matched (-1: none), the events consumed
+// after it that are no steps, and the step before. The root (no step)
+// has steps 0.
+type pathNode struct {
+	match   int32
+	reached []int32
+	steps   int32
+	prev    *pathNode
+}
+
+// state is a search state: the model's world and how far each lane of
+// the log is consumed.
+type state struct {
+	w *sim.World
+	// pos[l] counts the consumed events of lane l; def[l] is the place in
+	// lane l of the first consumed event whose fields wait for the lane's
+	// next step, or -1.
+	pos, def []int32
+	consumed int
+	path     *pathNode
+}
+
+// frame is a state on the depth-first search's path, with the ready
+// model events it still has to try.
+type frame struct {
+	state
+	ready []sim.Event
+	order []int
+	next  int
+}
+
+// stepChooser runs the given ready event and refuses to draw values.
+type stepChooser struct {
+	event int
+	drew  string
+}
+
+func (c *stepChooser) Choose(ch *sim.Choice) int {
+	if ch.Kind == sim.ChooseEvent {
+		return c.event
+	}
+	if c.drew == "" {
+		c.drew = ch.Label
+	}
+	return -1
+}
+
+// searcher is one validation's search.
+type searcher struct {
+	*binding
+	seen        map[uint64]struct{}
+	maxStates   int
+	transitions int
+	best        state
+	ch          stepChooser
+	h           sim.Hasher
+}
+
+// search looks for a model run from w that the log is a prefix of.
+func (b *binding) search(w *sim.World, maxStates int) (*Verdict, error) {
+	s := &searcher{binding: b, seen: map[uint64]struct{}{}, maxStates: maxStates}
+	lanes := len(b.laneLen)
+	root := state{w: w, pos: make([]int32, lanes), def: make([]int32, lanes), path: &pathNode{match: -1}}
+	for l := range root.def {
+		root.def[l] = -1
+	}
+	s.closure(&root)
+	s.seen[s.key(&root)] = struct{}{}
+	s.best = root
+	stack := []*frame{{state: root, next: -1}}
+	stop := StopLeaves
+	var goal *state
+	for len(stack) > 0 {
+		f := stack[len(stack)-1]
+		if f.next < 0 {
+			if f.consumed > s.best.consumed {
+				s.best = f.state
+			}
+			if f.consumed == len(b.events) && s.deferredHold(&f.state) {
+				goal = &f.state
+				stop = StopConforms
+				break
+			}
+			f.ready = f.w.Ready()
+			f.order = s.order(&f.state, f.ready)
+			f.next = 0
+		}
+		if f.next >= len(f.order) {
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		k := f.order[f.next]
+		f.next++
+		child, err := s.step(&f.state, f.ready, k)
+		if err != nil {
+			return nil, err
+		}
+		if child == nil {
+			continue
+		}
+		key := s.key(child)
+		if _, dup := s.seen[key]; dup {
+			continue
+		}
+		if len(s.seen) >= s.maxStates {
+			stop = StopBudget
+			break
+		}
+		s.seen[key] = struct{}{}
+		stack = append(stack, &frame{state: *child, next: -1})
+	}
+	v := &Verdict{Stop: stop, Conforms: stop == StopConforms, Mapping: b.lm.Name, Events: len(b.events),
+		States: len(s.seen), Transitions: s.transitions}
+	end := &s.best
+	if goal != nil {
+		end = goal
+	}
+	v.Matched = end.consumed
+	v.Schedule = slices.Clone(end.w.Schedule())
+	v.StepEvents, v.Reached = b.align(end)
+	if goal == nil {
+		v.At = s.departure(end)
+	}
+	return v, nil
+}
+
+// key is the state's identity: the world's hash with the positions.
+func (s *searcher) key(st *state) uint64 {
+	return st.w.HashPermuted(nil, func(h *sim.Hasher) {
+		st.w.Model().Hash(h)
+		for l := range st.pos {
+			h.Int(int(st.pos[l]))
+			h.Int(int(st.def[l]))
+		}
+	})
+}
+
+// enabled reports whether logged event i is its lane's next and its
+// happens-before past is consumed.
+func (b *binding) enabled(st *state, i int) bool {
+	e := &b.events[i]
+	if st.pos[e.lane] != e.inLane {
+		return false
+	}
+	for q, c := range b.x.Clock(i) {
+		if int32(q) != e.lane && int64(c) > int64(st.pos[q]) {
+			return false
+		}
+	}
+	return true
+}
+
+// fieldsHold reports whether event i's checked fields have the model's
+// values in w; the first that does not is described.
+func (b *binding) fieldsHold(i int, w *sim.World) (bool, string) {
+	e := &b.events[i]
+	p := b.laneProc[e.lane]
+	for _, fc := range e.fields {
+		f := &b.lm.Fields[fc.field]
+		if got := f.Value(w.Model(), w, p); got != fc.value {
+			return false, fmt.Sprintf("field %s is %s in the log (line %d), %s in the model", f.Name, fc.value, b.x.Lines[i], got)
+		}
+	}
+	return true, ""
+}
+
+// deferredHold checks, in st's world, the fields of lane l's consumed
+// events that wait for its next step.
+func (b *binding) deferredOn(st *state, l int, w *sim.World) (bool, string) {
+	if st.def[l] < 0 {
+		return true, ""
+	}
+	for k := st.def[l]; k < st.pos[l]; k++ {
+		i := int(b.laneEvent[l][k])
+		if e := &b.events[i]; e.after && len(e.fields) > 0 {
+			if ok, why := b.fieldsHold(i, w); !ok {
+				return false, why
+			}
+		}
+	}
+	return true, ""
+}
+
+func (s *searcher) deferredHold(st *state) bool {
+	for l := range st.def {
+		if ok, _ := s.deferredOn(st, l, st.w); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// closure consumes every enabled event that is no step and holds: a
+// left-out lane's, a Skip rule's, a Holds rule's whose condition is true
+// (their own fields checked unless they wait for the next step).
+func (s *searcher) closure(st *state) {
+	var reached []int32
+	for changed := true; changed; {
+		changed = false
+		for l := range st.pos {
+			for st.pos[l] < s.laneLen[l] {
+				i := int(s.laneEvent[l][st.pos[l]])
+				if !s.consumable(st, i) {
+					break
+				}
+				e := &s.events[i]
+				if e.after && len(e.fields) > 0 && st.def[l] < 0 {
+					st.def[l] = st.pos[l]
+				}
+				st.pos[l]++
+				st.consumed++
+				reached = append(reached, int32(i))
+				changed = true
+			}
+		}
+	}
+	if len(reached) > 0 {
+		st.path.reached = append(st.path.reached, reached...)
+	}
+}
+
+// consumable: event i is enabled, no step, and holds in st's world.
+func (s *searcher) consumable(st *state, i int) bool {
+	e := &s.events[i]
+	if e.act == actStep || !s.enabled(st, i) {
+		return false
+	}
+	p := s.laneProc[e.lane]
+	if e.act == actHolds && !s.lm.Events[e.rule].Holds(st.w.Model(), st.w, p) {
+		return false
+	}
+	if !e.after {
+		ok, _ := s.fieldsHold(i, st.w)
+		return ok
+	}
+	return true
+}
+
+// order lists the ready events to try, first those whose process's lane
+// waits for a step (a match makes progress), each group in queue order.
+func (s *searcher) order(st *state, ready []sim.Event) []int {
+	out := make([]int, 0, len(ready))
+	var later []int
+	for k := range ready {
+		if s.wantsStep(st, ready[k].Proc) {
+			out = append(out, k)
+		} else {
+			later = append(later, k)
+		}
+	}
+	// Later first on the stack is tried last: the frame tries out in order.
+	return append(out, later...)
+}
+
+func (s *searcher) wantsStep(st *state, p sim.ProcID) bool {
+	l := s.procLane[p]
+	if l < 0 || st.pos[l] >= s.laneLen[l] {
+		return false
+	}
+	i := int(s.laneEvent[l][st.pos[l]])
+	return s.events[i].act == actStep && s.enabled(st, i)
+}
+
+// step runs ready event k from st and returns the state it leads to, or
+// nil when the step is observable and matches no enabled logged event.
+func (s *searcher) step(st *state, ready []sim.Event, k int) (*state, error) {
+	s.transitions++
+	c := st.w.Snapshot()
+	s.ch = stepChooser{event: k}
+	c.SetChooser(&s.ch)
+	c.Step()
+	if s.ch.drew != "" {
+		return nil, fmt.Errorf("%w: the model draws %q at step %d; validate against an untimed configuration", ErrUnsupported, s.ch.drew, st.w.Steps())
+	}
+	if err := c.Err(); err != nil {
+		return nil, fmt.Errorf("conform: the model failed at step %d: %w", st.w.Steps(), err)
+	}
+	ev := &ready[k]
+	info := c.LastStep()
+	next := &state{w: c, pos: slices.Clone(st.pos), def: slices.Clone(st.def), consumed: st.consumed,
+		path: &pathNode{match: -1, steps: int32(c.Steps()), prev: st.path}}
+	if s.observable(st.w, ev, info) {
+		l := int(s.procLane[info.Proc])
+		if st.pos[l] >= s.laneLen[l] {
+			return nil, nil
+		}
+		i := int(s.laneEvent[l][st.pos[l]])
+		e := &s.events[i]
+		if e.act != actStep || !s.enabled(st, i) || !s.describes(int(e.rule), st.w, ev, info, e.mutex) {
+			return nil, nil
+		}
+		if ok, _ := s.deferredOn(st, l, c); !ok {
+			return nil, nil
+		}
+		next.def[l] = -1
+		if !e.after {
+			if ok, _ := s.fieldsHold(i, c); !ok {
+				return nil, nil
+			}
+		} else if len(e.fields) > 0 {
+			next.def[l] = next.pos[l]
+		}
+		next.pos[l]++
+		next.consumed++
+		next.path.match = int32(i)
+	}
+	s.closure(next)
+	return next, nil
+}
+
+// align lays the run that reached st against the log.
+func (b *binding) align(st *state) (stepEvents, reached []int32) {
+	reached = make([]int32, len(b.events))
+	for i := range reached {
+		reached[i] = -1
+	}
+	stepEvents = make([]int32, st.path.steps)
+	for n := st.path; n != nil; n = n.prev {
+		if n.steps > 0 {
+			stepEvents[n.steps-1] = n.match
+		}
+		if n.match >= 0 {
+			reached[n.match] = n.steps
+		}
+		for _, i := range n.reached {
+			reached[i] = n.steps
+		}
+	}
+	return stepEvents, reached
+}

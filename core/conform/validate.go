@@ -1,0 +1,85 @@
+package conform
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/racetrack-sim/racetrack/core/ingest"
+	"github.com/racetrack-sim/racetrack/core/scenario"
+	"github.com/racetrack-sim/racetrack/core/sim"
+)
+
+// Options configure a validation.
+type Options struct {
+	// Mapping names the model's log mapping (sim.LogMap.Name); "" takes
+	// the model's first, Identity the model's own names.
+	Mapping string
+	// Format is the log's format, for errors naming its lines.
+	Format ingest.Format
+	// MaxStates bounds the distinct states the search stores
+	// (0: DefaultMaxStates).
+	MaxStates int
+}
+
+// DefaultMaxStates is the state budget when Options leaves it 0.
+const DefaultMaxStates = 1 << 20
+
+// MaxStatesLimit bounds what Options.MaxStates may ask for: the search
+// keeps 8 bytes a state, and a world per step of its current path.
+const MaxStatesLimit = 1 << 26
+
+// ErrUnsupported is wrapped when the model cannot be validated against:
+// it draws values (a timed model's durations), which the search would
+// have to enumerate.
+var ErrUnsupported = errors.New("conform: model not supported by validation")
+
+// Validate checks whether the logged execution x is a behaviour of the
+// model n names (scenario, preset, variant, parameters): the one entry
+// point the server, the wasm engine and the command line call. A log
+// that the mapping cannot bind is refused with an *ingest.Error naming
+// its line and field; a mapping the model does not declare, or a bad
+// option, with an error naming it.
+func Validate(n scenario.Normal, x *ingest.Execution, opt Options) (*Verdict, error) {
+	if opt.MaxStates < 0 || opt.MaxStates > MaxStatesLimit {
+		return nil, &scenario.FieldError{Field: "maxStates", Msg: fmt.Sprintf("%d is not in [0, %d]", opt.MaxStates, MaxStatesLimit)}
+	}
+	if opt.MaxStates == 0 {
+		opt.MaxStates = DefaultMaxStates
+	}
+	w, err := n.World(scenario.Options{})
+	if err != nil {
+		return nil, err
+	}
+	if len(w.Schedule()) > 0 {
+		return nil, fmt.Errorf("%w: %s draws values as it starts (a timed configuration); validate against an untimed one",
+			ErrUnsupported, n.Scenario().ID)
+	}
+	lm, err := mappingOf(n.Scenario(), w, opt.Mapping)
+	if err != nil {
+		return nil, err
+	}
+	b, err := bind(x, opt.Format, lm, w)
+	if err != nil {
+		return nil, err
+	}
+	return b.search(w, opt.MaxStates)
+}
+
+// mappingOf is the mapping of the given name for the scenario's model.
+func mappingOf(sc *scenario.Scenario, w *sim.World, name string) (*sim.LogMap[sim.Model], error) {
+	if name == Identity {
+		return identity(), nil
+	}
+	caps := w.Capabilities()
+	if lm, ok := caps.Log(name); ok {
+		return lm, nil
+	}
+	names := []string{Identity}
+	for _, l := range caps.Logs {
+		names = append(names, l.Name)
+	}
+	if name == "" {
+		return nil, &scenario.FieldError{Field: "mapping", Msg: fmt.Sprintf("scenario %s declares no log mapping; %q maps the model's own exported runs", sc.ID, Identity)}
+	}
+	return nil, &scenario.FieldError{Field: "mapping", Msg: fmt.Sprintf("scenario %s has no log mapping %q; it has %v", sc.ID, name, names)}
+}
