@@ -99,10 +99,12 @@ func bind(x *ingest.Execution, format ingest.Format, lm *sim.LogMap[sim.Model], 
 	}
 	b.laneLen = make([]int32, x.Width())
 	b.laneEvent = make([][]int32, x.Width())
-	sends := make([]bool, x.Len())
+	// sends[i] is the label of the first message event i sends, +1 (0:
+	// none).
+	sends := make([]int32, x.Len())
 	for _, m := range x.Messages {
-		if m.SentStep >= 0 && int(m.SentStep) < len(sends) {
-			sends[m.SentStep] = true
+		if m.SentStep >= 0 && int(m.SentStep) < len(sends) && sends[m.SentStep] == 0 {
+			sends[m.SentStep] = int32(m.Label) + 1
 		}
 	}
 	mutexByName := map[string]sim.MutexID{}
@@ -178,10 +180,17 @@ func containsMutex(s []sim.MutexID, id sim.MutexID) bool {
 	return false
 }
 
-// logged is what a rule sees of event i.
-func logged(x *ingest.Execution, i int, sends bool) sim.Logged {
+// logged is what a rule sees of event i, which sends a message of label
+// sent-1 (sent 0: none).
+func logged(x *ingest.Execution, i int, sent int32) sim.Logged {
 	s := x.Steps[i]
-	lg := sim.Logged{Kind: s.Kind, Sends: sends, Label: x.StepLabel(i)}
+	lg := sim.Logged{Kind: s.Kind, Sends: sent > 0, Label: x.StepLabel(i)}
+	switch {
+	case sent > 0:
+		lg.Message = x.Labels[sent-1]
+	case s.Kind == sim.StepReceive && s.Msg > 0 && int(s.Msg) <= len(x.Messages):
+		lg.Message = x.Labels[x.Messages[s.Msg-1].Label]
+	}
 	if isLockKind(s.Kind) && s.Obj >= 0 && int(s.Obj) < len(x.Mutexes) {
 		lg.Object = x.Mutexes[s.Obj].Name
 	}

@@ -12,13 +12,13 @@ import (
 func (s *searcher) departure(st *state) *Departure {
 	d := &Departure{Event: -1, Steps: st.w.Steps()}
 	for l := range st.pos {
-		if ok, why := s.deferredOn(st, l, st.w); !ok {
-			// The fields an event recorded were wrong once its lane's
-			// next step had run; only reachable at the log's end.
-			i := int(s.laneEvent[l][st.def[l]])
-			d.Waiting = append(d.Waiting, s.waiting(i, why))
-		}
 		if st.pos[l] >= s.laneLen[l] {
+			if ok, why := s.deferredOn(st, l, st.w); !ok {
+				// The lane ended with fields the model's state does
+				// not have.
+				i := int(s.laneEvent[l][st.def[l]])
+				d.Waiting = append(d.Waiting, s.waiting(i, why))
+			}
 			continue
 		}
 		i := int(s.laneEvent[l][st.pos[l]])
@@ -68,6 +68,24 @@ func (s *searcher) why(st *state, i int) string {
 		return "the model cannot go on from here"
 	}
 	q := w.Proc(p)
+	ready := w.Ready()
+	for k := range ready {
+		if ready[k].Proc != p {
+			continue
+		}
+		a, ok := s.try(st, ready, k)
+		if !ok || !s.describes(int(e.rule), w, &ready[k], a.info, e.mutex) {
+			continue
+		}
+		// The step is there, but the state it leads to is not the one
+		// the log records.
+		if ok, why := s.deferredOn(st, int(e.lane), a.after); !ok {
+			return why
+		}
+		if _, why := s.fieldsHold(i, a.after); why != "" {
+			return why
+		}
+	}
 	can := s.procSteps(st, p)
 	status := q.Status.String()
 	switch q.Status {
@@ -120,7 +138,8 @@ func (s *searcher) instead(st *state) []Alternative {
 
 type tried struct {
 	Alternative
-	info sim.StepInfo
+	info  sim.StepInfo
+	after *sim.World
 }
 
 // try runs ready event k of st on a copy and describes the step.
@@ -133,7 +152,7 @@ func (s *searcher) try(st *state, ready []sim.Event, k int) (tried, bool) {
 		return tried{}, false
 	}
 	info := c.LastStep()
-	a := tried{info: info, Alternative: Alternative{Proc: st.w.ProcName(info.Proc), Kind: info.Kind.String(), Says: st.w.Describe(&ready[k])}}
+	a := tried{info: info, after: c, Alternative: Alternative{Proc: st.w.ProcName(info.Proc), Kind: info.Kind.String(), Says: st.w.Describe(&ready[k])}}
 	if isLockKind(info.Kind) && info.Obj >= 0 {
 		a.Object = c.Mutex(sim.MutexID(info.Obj)).Name
 	}

@@ -15,7 +15,10 @@ type pathNode struct {
 	match   int32
 	reached []int32
 	steps   int32
-	prev    *pathNode
+	// choice is the ready event the step ran, when several were ready
+	// (a choice of the schedule), else -1.
+	choice int32
+	prev   *pathNode
 }
 
 // state is a search state: the model's world and how far each lane of
@@ -63,14 +66,13 @@ type searcher struct {
 	transitions int
 	best        state
 	ch          stepChooser
-	h           sim.Hasher
 }
 
 // search looks for a model run from w that the log is a prefix of.
-func (b *binding) search(w *sim.World, maxStates int) (*Verdict, error) {
+func (b *binding) search(w *sim.World, maxStates, maxDepth int) (*Verdict, error) {
 	s := &searcher{binding: b, seen: map[uint64]struct{}{}, maxStates: maxStates}
 	lanes := len(b.laneLen)
-	root := state{w: w, pos: make([]int32, lanes), def: make([]int32, lanes), path: &pathNode{match: -1}}
+	root := state{w: w, pos: make([]int32, lanes), def: make([]int32, lanes), path: &pathNode{match: -1, choice: -1}}
 	for l := range root.def {
 		root.def[l] = -1
 	}
@@ -79,6 +81,7 @@ func (b *binding) search(w *sim.World, maxStates int) (*Verdict, error) {
 	s.best = root
 	stack := []*frame{{state: root, next: -1}}
 	stop := StopLeaves
+	cut := false
 	var goal *state
 	for len(stack) > 0 {
 		f := stack[len(stack)-1]
@@ -116,8 +119,15 @@ func (b *binding) search(w *sim.World, maxStates int) (*Verdict, error) {
 			stop = StopBudget
 			break
 		}
+		if len(stack) >= maxDepth {
+			cut = true // not stored: a shallower path may reach it
+			continue
+		}
 		s.seen[key] = struct{}{}
 		stack = append(stack, &frame{state: *child, next: -1})
+	}
+	if stop == StopLeaves && cut {
+		stop = StopBudget
 	}
 	v := &Verdict{Stop: stop, Conforms: stop == StopConforms, Mapping: b.lm.Name, Events: len(b.events),
 		States: len(s.seen), Transitions: s.transitions}
@@ -126,8 +136,7 @@ func (b *binding) search(w *sim.World, maxStates int) (*Verdict, error) {
 		end = goal
 	}
 	v.Matched = end.consumed
-	v.Schedule = slices.Clone(end.w.Schedule())
-	v.StepEvents, v.Reached = b.align(end)
+	v.StepEvents, v.Reached, v.Schedule = b.align(end)
 	if goal == nil {
 		v.At = s.departure(end)
 	}
@@ -174,8 +183,8 @@ func (b *binding) fieldsHold(i int, w *sim.World) (bool, string) {
 	return true, ""
 }
 
-// deferredHold checks, in st's world, the fields of lane l's consumed
-// events that wait for its next step.
+// deferredOn checks, in world w, the fields of lane l's consumed events
+// that wait for its next step (in st), and describes the first wrong one.
 func (b *binding) deferredOn(st *state, l int, w *sim.World) (bool, string) {
 	if st.def[l] < 0 {
 		return true, ""
@@ -191,6 +200,8 @@ func (b *binding) deferredOn(st *state, l int, w *sim.World) (bool, string) {
 	return true, ""
 }
 
+// deferredHold reports whether every lane's waiting fields hold in st's
+// own world (at the end of the log, where no next step comes).
 func (s *searcher) deferredHold(st *state) bool {
 	for l := range st.def {
 		if ok, _ := s.deferredOn(st, l, st.w); !ok {
@@ -246,29 +257,40 @@ func (s *searcher) consumable(st *state, i int) bool {
 	return true
 }
 
-// order lists the ready events to try, first those whose process's lane
-// waits for a step (a match makes progress), each group in queue order.
+// order lists the ready events to try: first those whose process's
+// lane waits for a step (a match makes progress), by the log's order of
+// those events (the order the program wrote them in is a linearisation
+// of its happens-before, and most often the one the model needs: a
+// mutex's FIFO waiters, for one, are in no happens-before order), then
+// the others in queue order.
 func (s *searcher) order(st *state, ready []sim.Event) []int {
 	out := make([]int, 0, len(ready))
 	var later []int
 	for k := range ready {
-		if s.wantsStep(st, ready[k].Proc) {
+		if s.nextStep(st, ready[k].Proc) >= 0 {
 			out = append(out, k)
 		} else {
 			later = append(later, k)
 		}
 	}
-	// Later first on the stack is tried last: the frame tries out in order.
+	slices.SortStableFunc(out, func(a, b int) int {
+		return s.nextStep(st, ready[a].Proc) - s.nextStep(st, ready[b].Proc)
+	})
 	return append(out, later...)
 }
 
-func (s *searcher) wantsStep(st *state, p sim.ProcID) bool {
+// nextStep is the logged event process p's lane waits to match with a
+// step, when it is enabled, or -1.
+func (s *searcher) nextStep(st *state, p sim.ProcID) int {
 	l := s.procLane[p]
 	if l < 0 || st.pos[l] >= s.laneLen[l] {
-		return false
+		return -1
 	}
 	i := int(s.laneEvent[l][st.pos[l]])
-	return s.events[i].act == actStep && s.enabled(st, i)
+	if s.events[i].act == actStep && s.enabled(st, i) {
+		return i
+	}
+	return -1
 }
 
 // step runs ready event k from st and returns the state it leads to, or
@@ -276,6 +298,9 @@ func (s *searcher) wantsStep(st *state, p sim.ProcID) bool {
 func (s *searcher) step(st *state, ready []sim.Event, k int) (*state, error) {
 	s.transitions++
 	c := st.w.Snapshot()
+	// The path keeps the schedule: a world's own copy would grow by a
+	// copy of all of it at every step of the search.
+	c.SetSchedule(nil)
 	s.ch = stepChooser{event: k}
 	c.SetChooser(&s.ch)
 	c.Step()
@@ -288,7 +313,10 @@ func (s *searcher) step(st *state, ready []sim.Event, k int) (*state, error) {
 	ev := &ready[k]
 	info := c.LastStep()
 	next := &state{w: c, pos: slices.Clone(st.pos), def: slices.Clone(st.def), consumed: st.consumed,
-		path: &pathNode{match: -1, steps: int32(c.Steps()), prev: st.path}}
+		path: &pathNode{match: -1, choice: -1, steps: int32(c.Steps()), prev: st.path}}
+	if len(ready) > 1 {
+		next.path.choice = int32(k)
+	}
 	if s.observable(st.w, ev, info) {
 		l := int(s.procLane[info.Proc])
 		if st.pos[l] >= s.laneLen[l] {
@@ -318,16 +346,21 @@ func (s *searcher) step(st *state, ready []sim.Event, k int) (*state, error) {
 	return next, nil
 }
 
-// align lays the run that reached st against the log.
-func (b *binding) align(st *state) (stepEvents, reached []int32) {
+// align lays the run that reached st against the log, and gives its
+// schedule.
+func (b *binding) align(st *state) (stepEvents, reached []int32, schedule []int) {
 	reached = make([]int32, len(b.events))
 	for i := range reached {
 		reached[i] = -1
 	}
 	stepEvents = make([]int32, st.path.steps)
+	schedule = []int{}
 	for n := st.path; n != nil; n = n.prev {
 		if n.steps > 0 {
 			stepEvents[n.steps-1] = n.match
+		}
+		if n.choice >= 0 {
+			schedule = append(schedule, int(n.choice))
 		}
 		if n.match >= 0 {
 			reached[n.match] = n.steps
@@ -336,5 +369,6 @@ func (b *binding) align(st *state) (stepEvents, reached []int32) {
 			reached[i] = n.steps
 		}
 	}
-	return stepEvents, reached
+	slices.Reverse(schedule)
+	return stepEvents, reached, schedule
 }

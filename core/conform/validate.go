@@ -19,7 +19,15 @@ type Options struct {
 	// MaxStates bounds the distinct states the search stores
 	// (0: DefaultMaxStates).
 	MaxStates int
+	// MaxBytes bounds the worlds the search keeps, one a step of its
+	// current path, at the scenario's estimate of a world (0:
+	// DefaultMaxBytes): the path is at most MaxBytes / WorldBytes steps
+	// deep, and a search cut there ends with StopBudget.
+	MaxBytes int64
 }
+
+// DefaultMaxBytes is the path's memory when Options leaves MaxBytes 0.
+const DefaultMaxBytes = 1 << 30
 
 // DefaultMaxStates is the state budget when Options leaves it 0.
 const DefaultMaxStates = 1 << 20
@@ -46,6 +54,17 @@ func Validate(n scenario.Normal, x *ingest.Execution, opt Options) (*Verdict, er
 	if opt.MaxStates == 0 {
 		opt.MaxStates = DefaultMaxStates
 	}
+	if opt.MaxBytes < 0 {
+		return nil, &scenario.FieldError{Field: "maxBytes", Msg: fmt.Sprintf("%d is negative", opt.MaxBytes)}
+	}
+	if opt.MaxBytes == 0 {
+		opt.MaxBytes = DefaultMaxBytes
+	}
+	worldBytes := max(n.Scenario().CostOf(scenario.Values(n.Spec().Params)).WorldBytes, 1)
+	maxDepth := int(min(opt.MaxBytes/worldBytes, int64(opt.MaxStates)))
+	if maxDepth < 1 {
+		return nil, &scenario.FieldError{Field: "maxBytes", Msg: fmt.Sprintf("%d bytes hold no world of %d bytes", opt.MaxBytes, worldBytes)}
+	}
 	w, err := n.World(scenario.Options{})
 	if err != nil {
 		return nil, err
@@ -62,7 +81,7 @@ func Validate(n scenario.Normal, x *ingest.Execution, opt Options) (*Verdict, er
 	if err != nil {
 		return nil, err
 	}
-	return b.search(w, opt.MaxStates)
+	return b.search(w, opt.MaxStates, maxDepth)
 }
 
 // mappingOf is the mapping of the given name for the scenario's model.

@@ -64,6 +64,9 @@ type Logged struct {
 	Object string
 	// Label is what the program logged the event as.
 	Label string
+	// Message is the label of the message the event receives, or of
+	// the first it sends ("" for none).
+	Message string
 }
 
 // LogRule says what the logged events it matches are in the model. The
@@ -78,6 +81,9 @@ type LogRule[M Model] struct {
 	Object string
 	// Label matches events whose label starts with it ("": any).
 	Label string
+	// Message matches events that send or receive a message whose label
+	// starts with it ("": any event).
+	Message string
 
 	// Skip: the event is not in the model; it is passed over.
 	Skip bool
@@ -127,7 +133,8 @@ type LogField[M Model] struct {
 // Matches reports whether r matches the logged event e.
 func (r *LogRule[M]) Matches(e Logged) bool {
 	return (r.Kind == 0 || r.Kind == e.Kind) && (!r.Sends || e.Sends) &&
-		(r.Object == "" || r.Object == e.Object) && strings.HasPrefix(e.Label, r.Label)
+		(r.Object == "" || r.Object == e.Object) && strings.HasPrefix(e.Label, r.Label) &&
+		(r.Message == "" || (e.Message != "" && strings.HasPrefix(e.Message, r.Message)))
 }
 
 // Rule is the first rule that matches e, or nil.
@@ -184,7 +191,7 @@ func (l LogMap[M]) Erase() LogMap[Model] {
 		e.Lane = func(m Model, w *World, node, name string) (ProcID, bool) { return f(m.(M), w, node, name) }
 	}
 	for _, r := range l.Events {
-		er := LogRule[Model]{Kind: r.Kind, Sends: r.Sends, Object: r.Object, Label: r.Label, Skip: r.Skip,
+		er := LogRule[Model]{Kind: r.Kind, Sends: r.Sends, Object: r.Object, Label: r.Label, Message: r.Message, Skip: r.Skip,
 			FieldsAfterNext: r.FieldsAfterNext, Says: r.Says}
 		if s := r.Step; s != nil {
 			er.Step = &ModelStep[Model]{Kind: s.Kind, Mutex: s.Mutex}
