@@ -145,10 +145,14 @@ type tried struct {
 // try runs ready event k of st on a copy and describes the step.
 func (s *searcher) try(st *state, ready []sim.Event, k int) (tried, bool) {
 	c := st.w.Snapshot()
-	ch := stepChooser{event: k}
-	c.SetChooser(&ch)
+	var rng *sim.RandomChooser
+	if st.rng != nil {
+		rng = st.rng.Clone()
+	}
+	ch := newStepChooser(k, nil, rng)
+	c.SetChooser(ch)
 	c.Step()
-	if ch.drew != "" || c.Err() != nil {
+	if ch.big != "" || c.Err() != nil {
 		return tried{}, false
 	}
 	info := c.LastStep()

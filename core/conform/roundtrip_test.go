@@ -1,7 +1,9 @@
 package conform_test
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/racetrack-sim/racetrack/core/conform"
@@ -71,6 +73,39 @@ func TestOwnRunConforms(t *testing.T) {
 					t.Fatalf("%s: its own run leaves the model at %+v", name, verdict.At)
 				}
 				sameRun(t, name, spec, verdict, x)
+			}
+		}
+	}
+}
+
+// TestOwnTimedRunConforms: a run of every vitess preset as it is
+// (timed: Init and the steps draw think times, gaps and costs from
+// hundreds of options), validated with the run's seed, conforms: the
+// large draws take the seed's values, the schedule is searched.
+// Without the seed the model is refused, the draw named.
+func TestOwnTimedRunConforms(t *testing.T) {
+	sc := vitess.Scenario()
+	for _, p := range sc.Presets {
+		for _, v := range sc.Variants {
+			for seed := uint64(1); seed <= 2; seed++ {
+				spec := scenario.RunSpec{Scenario: vitess.ID, Preset: p.ID, Variant: v.ID, Seed: seed, MaxSteps: 400}
+				name := fmt.Sprintf("%s/%s seed %d (timed)", p.ID, v.ID, seed)
+				_, x := exported(t, spec)
+				n := check(t, spec)
+				verdict, err := conform.Validate(n, x, conform.Options{Mapping: conform.Identity, Format: ingest.FormatJSON, Seed: &seed})
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				if !verdict.Conforms || verdict.Matched != x.Len() {
+					t.Fatalf("%s: its own run leaves the model at %+v", name, verdict.At)
+				}
+				sameRun(t, name, spec, verdict, x)
+				if p.ID == vitess.PresetLockLevel {
+					continue // untimed: nothing drawn
+				}
+				if _, err := conform.Validate(n, x, conform.Options{Mapping: conform.Identity}); !errors.Is(err, conform.ErrUnsupported) || !strings.Contains(err.Error(), "-seed") {
+					t.Fatalf("%s without the seed: %v", name, err)
+				}
 			}
 		}
 	}

@@ -15,10 +15,11 @@ type pathNode struct {
 	match   int32
 	reached []int32
 	steps   int32
-	// choice is the ready event the step ran, when several were ready
-	// (a choice of the schedule), else -1.
-	choice int32
-	prev   *pathNode
+	// choices are the choices the step made (the schedule's entries:
+	// the ready event when several were, and the values it drew); the
+	// root's are those of the model's Init.
+	choices []int
+	prev    *pathNode
 }
 
 // state is a search state: the model's world and how far each lane of
@@ -31,31 +32,20 @@ type state struct {
 	pos, def []int32
 	consumed int
 	path     *pathNode
+	// rng is the seeded stream where this state's run left it (nil: no
+	// seed).
+	rng *sim.RandomChooser
 }
 
 // frame is a state on the depth-first search's path, with the ready
-// model events it still has to try.
+// model events it still has to try: order[next] with the draws' values
+// vals (nil: the first of each) is the next.
 type frame struct {
 	state
 	ready []sim.Event
 	order []int
 	next  int
-}
-
-// stepChooser runs the given ready event and refuses to draw values.
-type stepChooser struct {
-	event int
-	drew  string
-}
-
-func (c *stepChooser) Choose(ch *sim.Choice) int {
-	if ch.Kind == sim.ChooseEvent {
-		return c.event
-	}
-	if c.drew == "" {
-		c.drew = ch.Label
-	}
-	return -1
+	vals  []int
 }
 
 // searcher is one validation's search.
@@ -65,21 +55,37 @@ type searcher struct {
 	maxStates   int
 	transitions int
 	best        state
-	ch          stepChooser
+	scenario    string
 }
 
-// search looks for a model run from w that the log is a prefix of.
-func (b *binding) search(w *sim.World, maxStates, maxDepth int) (*Verdict, error) {
-	s := &searcher{binding: b, seen: map[uint64]struct{}{}, maxStates: maxStates}
+// root is a search's first state: a world just built, none of the log
+// consumed but what needs no step.
+func (b *binding) root(w *sim.World, rng *sim.RandomChooser) state {
 	lanes := len(b.laneLen)
-	root := state{w: w, pos: make([]int32, lanes), def: make([]int32, lanes), path: &pathNode{match: -1, choice: -1}}
-	for l := range root.def {
-		root.def[l] = -1
+	st := state{w: w, pos: make([]int32, lanes), def: make([]int32, lanes), rng: rng,
+		path: &pathNode{match: -1, choices: slices.Clone(w.Schedule())}}
+	for l := range st.def {
+		st.def[l] = -1
 	}
-	s.closure(&root)
-	s.seen[s.key(&root)] = struct{}{}
-	s.best = root
-	stack := []*frame{{state: root, next: -1}}
+	return st
+}
+
+// search looks for a model run from one of the roots (the worlds the
+// model's Init can build) that the log is a prefix of.
+func (b *binding) search(roots []state, scenarioID string, maxStates, maxDepth int) (*Verdict, error) {
+	s := &searcher{binding: b, seen: map[uint64]struct{}{}, maxStates: maxStates, scenario: scenarioID}
+	var stack []*frame
+	for k := len(roots) - 1; k >= 0; k-- {
+		root := roots[k]
+		s.closure(&root)
+		key := s.key(&root)
+		if _, dup := s.seen[key]; dup {
+			continue
+		}
+		s.seen[key] = struct{}{}
+		stack = append(stack, &frame{state: root, next: -1})
+	}
+	s.best = stack[len(stack)-1].state
 	stop := StopLeaves
 	cut := false
 	var goal *state
@@ -103,10 +109,13 @@ func (b *binding) search(w *sim.World, maxStates, maxDepth int) (*Verdict, error
 			continue
 		}
 		k := f.order[f.next]
-		f.next++
-		child, err := s.step(&f.state, f.ready, k)
+		child, vals, more, err := s.step(&f.state, f.ready, k, f.vals)
 		if err != nil {
 			return nil, err
+		}
+		f.vals = vals
+		if !more {
+			f.next++
 		}
 		if child == nil {
 			continue
@@ -143,13 +152,17 @@ func (b *binding) search(w *sim.World, maxStates, maxDepth int) (*Verdict, error
 	return v, nil
 }
 
-// key is the state's identity: the world's hash with the positions.
+// key is the state's identity: the world's hash with the positions (and
+// the seeded stream's, which decides the values drawn next).
 func (s *searcher) key(st *state) uint64 {
 	return st.w.HashPermuted(nil, func(h *sim.Hasher) {
 		st.w.Model().Hash(h)
 		for l := range st.pos {
 			h.Int(int(st.pos[l]))
 			h.Int(int(st.def[l]))
+		}
+		if st.rng != nil {
+			st.rng.HashInto(h)
 		}
 	})
 }
@@ -293,47 +306,58 @@ func (s *searcher) nextStep(st *state, p sim.ProcID) int {
 	return -1
 }
 
-// step runs ready event k from st and returns the state it leads to, or
-// nil when the step is observable and matches no enabled logged event.
-func (s *searcher) step(st *state, ready []sim.Event, k int) (*state, error) {
+// step runs ready event k from st, with vals for the values the step
+// draws, and returns the state it leads to (nil when the step is
+// observable and matches no enabled logged event), and the values of the
+// next combination of its draws, if there is one.
+func (s *searcher) step(st *state, ready []sim.Event, k int, vals []int) (*state, []int, bool, error) {
 	s.transitions++
 	c := st.w.Snapshot()
 	// The path keeps the schedule: a world's own copy would grow by a
 	// copy of all of it at every step of the search.
 	c.SetSchedule(nil)
-	s.ch = stepChooser{event: k}
-	c.SetChooser(&s.ch)
+	var rng *sim.RandomChooser
+	if st.rng != nil {
+		rng = st.rng.Clone()
+	}
+	ch := newStepChooser(k, vals, rng)
+	c.SetChooser(ch)
 	c.Step()
-	if s.ch.drew != "" {
-		return nil, fmt.Errorf("%w: the model draws %q at step %d; validate against an untimed configuration", ErrUnsupported, s.ch.drew, st.w.Steps())
+	if err := ch.refused(s.scenario, st.w.Steps()); err != nil {
+		return nil, nil, false, err
 	}
 	if err := c.Err(); err != nil {
-		return nil, fmt.Errorf("conform: the model failed at step %d: %w", st.w.Steps(), err)
+		return nil, nil, false, fmt.Errorf("conform: the model failed at step %d: %w", st.w.Steps()+1, err)
 	}
-	ev := &ready[k]
+	nextVals, more := ch.values.Next()
+	return s.match(st, c, &ready[k], rng), nextVals, more, nil
+}
+
+// match makes c, the world ev's step led to from st, a search state: an
+// observable step consumes its lane's next logged event, which it must
+// match; then what needs no step is consumed. It is nil when the step
+// matches nothing.
+func (s *searcher) match(st *state, c *sim.World, ev *sim.Event, rng *sim.RandomChooser) *state {
 	info := c.LastStep()
-	next := &state{w: c, pos: slices.Clone(st.pos), def: slices.Clone(st.def), consumed: st.consumed,
-		path: &pathNode{match: -1, choice: -1, steps: int32(c.Steps()), prev: st.path}}
-	if len(ready) > 1 {
-		next.path.choice = int32(k)
-	}
+	next := &state{w: c, pos: slices.Clone(st.pos), def: slices.Clone(st.def), consumed: st.consumed, rng: rng,
+		path: &pathNode{match: -1, choices: c.Schedule(), steps: int32(c.Steps()), prev: st.path}}
 	if s.observable(st.w, ev, info) {
 		l := int(s.procLane[info.Proc])
 		if st.pos[l] >= s.laneLen[l] {
-			return nil, nil
+			return nil
 		}
 		i := int(s.laneEvent[l][st.pos[l]])
 		e := &s.events[i]
 		if e.act != actStep || !s.enabled(st, i) || !s.describes(int(e.rule), st.w, ev, info, e.mutex) {
-			return nil, nil
+			return nil
 		}
 		if ok, _ := s.deferredOn(st, l, c); !ok {
-			return nil, nil
+			return nil
 		}
 		next.def[l] = -1
 		if !e.after {
 			if ok, _ := s.fieldsHold(i, c); !ok {
-				return nil, nil
+				return nil
 			}
 		} else if len(e.fields) > 0 {
 			next.def[l] = next.pos[l]
@@ -343,7 +367,7 @@ func (s *searcher) step(st *state, ready []sim.Event, k int) (*state, error) {
 		next.path.match = int32(i)
 	}
 	s.closure(next)
-	return next, nil
+	return next
 }
 
 // align lays the run that reached st against the log, and gives its
@@ -354,14 +378,12 @@ func (b *binding) align(st *state) (stepEvents, reached []int32, schedule []int)
 		reached[i] = -1
 	}
 	stepEvents = make([]int32, st.path.steps)
-	schedule = []int{}
+	var chunks [][]int
 	for n := st.path; n != nil; n = n.prev {
 		if n.steps > 0 {
 			stepEvents[n.steps-1] = n.match
 		}
-		if n.choice >= 0 {
-			schedule = append(schedule, int(n.choice))
-		}
+		chunks = append(chunks, n.choices)
 		if n.match >= 0 {
 			reached[n.match] = n.steps
 		}
@@ -369,6 +391,10 @@ func (b *binding) align(st *state) (stepEvents, reached []int32, schedule []int)
 			reached[i] = n.steps
 		}
 	}
-	slices.Reverse(schedule)
+	slices.Reverse(chunks)
+	schedule = slices.Concat(chunks...)
+	if schedule == nil {
+		schedule = []int{}
+	}
 	return stepEvents, reached, schedule
 }

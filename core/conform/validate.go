@@ -19,6 +19,12 @@ type Options struct {
 	// MaxStates bounds the distinct states the search stores
 	// (0: DefaultMaxStates).
 	MaxStates int
+	// Seed, when set, is the seed of the run the log is: the model's
+	// draws of more options than the search enumerates (a timed model's
+	// latencies and durations) take that run's values, drawn from the
+	// seed's stream as its chooser drew them; the schedule is still
+	// searched. Without it, such a draw refuses the model (ErrUnsupported).
+	Seed *uint64
 	// MaxBytes bounds the worlds the search keeps, one a step of its
 	// current path, at the scenario's estimate of a world (0:
 	// DefaultMaxBytes): the path is at most MaxBytes / WorldBytes steps
@@ -65,14 +71,11 @@ func Validate(n scenario.Normal, x *ingest.Execution, opt Options) (*Verdict, er
 	if maxDepth < 1 {
 		return nil, &scenario.FieldError{Field: "maxBytes", Msg: fmt.Sprintf("%d bytes hold no world of %d bytes", opt.MaxBytes, worldBytes)}
 	}
-	w, err := n.World(scenario.Options{})
+	roots, rngs, err := roots(n, opt, opt.MaxStates)
 	if err != nil {
 		return nil, err
 	}
-	if len(w.Schedule()) > 0 {
-		return nil, fmt.Errorf("%w: %s draws values as it starts (a timed configuration); validate against an untimed one",
-			ErrUnsupported, n.Scenario().ID)
-	}
+	w := roots[0]
 	lm, err := mappingOf(n.Scenario(), w, opt.Mapping)
 	if err != nil {
 		return nil, err
@@ -81,7 +84,46 @@ func Validate(n scenario.Normal, x *ingest.Execution, opt Options) (*Verdict, er
 	if err != nil {
 		return nil, err
 	}
-	return b.search(w, opt.MaxStates, maxDepth)
+	states := make([]state, len(roots))
+	for k, r := range roots {
+		states[k] = b.root(r, rngs[k])
+	}
+	return b.search(states, n.Scenario().ID, opt.MaxStates, maxDepth)
+}
+
+// roots builds the worlds the model's Init can make: one for each
+// combination of the values its draws of few options take (the others
+// from the seed), at most max of them.
+func roots(n scenario.Normal, opt Options, max int) ([]*sim.World, []*sim.RandomChooser, error) {
+	var worlds []*sim.World
+	var rngs []*sim.RandomChooser
+	var vals []int
+	for {
+		var rng *sim.RandomChooser
+		if opt.Seed != nil {
+			rng = sim.NewRandomChooser(*opt.Seed)
+		}
+		ch := newStepChooser(-1, vals, rng)
+		w, err := n.WorldWith(ch, scenario.Options{})
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := ch.refused(n.Scenario().ID, -1); err != nil {
+			return nil, nil, err
+		}
+		if err := w.Err(); err != nil {
+			return nil, nil, fmt.Errorf("conform: the model failed as it starts: %w", err)
+		}
+		worlds, rngs = append(worlds, w), append(rngs, rng)
+		next, more := ch.values.Next()
+		if !more {
+			return worlds, rngs, nil
+		}
+		if len(worlds) >= max {
+			return nil, nil, &scenario.FieldError{Field: "maxStates", Msg: fmt.Sprintf("the model's Init draws more than %d combinations of values", max)}
+		}
+		vals = next
+	}
 }
 
 // mappingOf is the mapping of the given name for the scenario's model.

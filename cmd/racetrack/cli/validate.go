@@ -6,18 +6,21 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
+	"github.com/racetrack-sim/racetrack/core/check"
 	"github.com/racetrack-sim/racetrack/core/conform"
 	"github.com/racetrack-sim/racetrack/core/ingest"
 	"github.com/racetrack-sim/racetrack/core/scenario"
 )
 
 func validateCmd(_ context.Context, e *Env, args []string) int {
-	fs := e.Flags("validate", "-scenario S [-preset P] -variant V [-param k=v] -trace LOG [-format shiviz|ndjson|json] [-mapping M] [-max-states N] [-json]",
+	fs := e.Flags("validate", "-scenario S [-preset P] -variant V [-param k=v] [-seed N] -trace LOG [-format shiviz|ndjson|json] [-mapping M] [-max-states N] [-json]",
 		"Checks whether a logged execution of a real system is a behaviour of a model: a search of the model\n"+
 			"constrained by the log, through the log mapping the model declares (-mapping; \"identity\" for the\n"+
-			"model's own exported runs). Exit 0 when the log conforms, 15 when it leaves the model (the output\n"+
+			"model's own exported runs). Draws of up to "+strconv.Itoa(check.MaxValueOptions)+" options are searched; -seed takes larger ones (a timed\n"+
+			"model's durations) from that seed's run. Exit 0 when the log conforms, 15 when it leaves the model (the output\n"+
 			"names the event, why, and what the model could have done there), 14 when the state budget ran out.")
 	sf := addSpecFlags(fs, "", false)
 	trace := fs.String("trace", "", "the log to validate")
@@ -56,7 +59,13 @@ func validateCmd(_ context.Context, e *Env, args []string) int {
 		return code
 	}
 	x := l.Executions[k]
-	v, err := conform.Validate(n, x, conform.Options{Mapping: *mapping, Format: format, MaxStates: *maxStates})
+	vopt := conform.Options{Mapping: *mapping, Format: format, MaxStates: *maxStates}
+	if setFlags(fs)["seed"] {
+		// The run's timing: draws too large to enumerate take its values.
+		seed := n.Spec().Seed
+		vopt.Seed = &seed
+	}
+	v, err := conform.Validate(n, x, vopt)
 	if err != nil {
 		if errors.Is(err, conform.ErrUnsupported) || errors.Is(err, scenario.ErrInvalid) || isBadInput(err) {
 			return e.Fail("validate", ExitUsage, fmt.Errorf("%s: %w", *trace, err))
@@ -117,7 +126,7 @@ func printVerdict(w io.Writer, name string, v *conform.Verdict) {
 	if len(d.Instead) > 0 {
 		fmt.Fprintf(w, "  the model could instead, after %d steps:\n", d.Steps)
 		for _, a := range d.Instead {
-			fmt.Fprintf(w, "    %s: %s\n", a.Proc, strings.TrimSpace(a.Kind+" "+a.Object+describeAlt(a)))
+			fmt.Fprintf(w, "    %s: %s%s\n", a.Proc, strings.TrimSpace(a.Kind+" "+a.Object), describeAlt(a))
 		}
 	}
 	if d.State != nil {

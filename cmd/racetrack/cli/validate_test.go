@@ -77,7 +77,19 @@ func TestValidateBadInput(t *testing.T) {
 
 	code, _, stderr = racetrack(t, "validate", "-trace", ok, "-scenario", "vitess-messager", "-preset", "churn", "-variant", "fixed")
 	assert.Equal(t, ExitUsage, code)
-	assert.Contains(t, stderr, "untimed")
+	assert.Contains(t, stderr, "-seed")
+}
+
+// TestValidateTimedExportWithSeed: a timed preset's exported run
+// validates with its seed (its durations drawn as the run drew them).
+func TestValidateTimedExportWithSeed(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run.json")
+	spec := []string{"-scenario", "vitess-messager", "-preset", "unsubscribe-vs-poller", "-variant", "buggy", "-seed", "2"}
+	code, _, stderr := racetrack(t, append([]string{"export", "-format", "json", "-max-steps", "300", "-o", out}, spec...)...)
+	require.Contains(t, []int{ExitHolds, ExitDeadlock}, code, stderr)
+	code, stdout, stderr := racetrack(t, append([]string{"validate", "-trace", out, "-mapping", "identity"}, spec...)...)
+	require.Equal(t, ExitHolds, code, stderr)
+	assert.Contains(t, stdout, "(mapping identity): conforms")
 }
 
 // TestValidateOwnExport: a run exported as JSON validates against its
