@@ -31,6 +31,10 @@
 // once, and on_change ignores that republish when the coordinator's clock
 // is ahead by more than the time from the response to the tick.
 //
+// logmap.go maps a logged execution of the cluster to the model's steps
+// (sim.LogMap "cluster"), so that a log validates against a variant with
+// the seed that drew its ring, latencies and offsets.
+//
 // Like all of core, it performs no I/O and reads no clock.
 package scylla
 
