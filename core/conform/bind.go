@@ -28,6 +28,8 @@ type event struct {
 	// lane's next step when after is set.
 	fields []fieldCheck
 	after  bool
+	// optional: a step event the search may also pass over.
+	optional bool
 }
 
 type fieldCheck struct {
@@ -161,6 +163,7 @@ func bind(x *ingest.Execution, format ingest.Format, lm *sim.LogMap[sim.Model], 
 			e.act = actSkip
 		}
 		e.after = r.FieldsAfterNext
+		e.optional = r.Optional && e.act == actStep
 		for _, f := range x.Fields[i] {
 			if k, ok := fieldIdx[f.Name]; ok {
 				e.fields = append(e.fields, fieldCheck{field: k, value: f.Value})

@@ -2,6 +2,7 @@ package conform_test
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -56,6 +57,24 @@ func TestFieldsAreChecked(t *testing.T) {
 	}
 }
 
+// TestOptionalBlockIsPassedOver: a logged block where the model's mutex
+// is free (the real holder is a lane the mapping leaves out) cannot be a
+// model block: the search passes over it, and the lock after it is the
+// model's. The verdict marks it reached with no model step matching it.
+func TestOptionalBlockIsPassedOver(t *testing.T) {
+	trace := `{"node":"tablet","thread":"runSend","kind":"lock","obj":"mu"}
+{"node":"tablet","thread":"client1","kind":"block","obj":"mu"}
+{"node":"tablet","thread":"runSend","kind":"unlock","obj":"mu"}
+` + subscribe
+	v, err := validateNDJSON(t, trace)
+	if err != nil || !v.Conforms {
+		t.Fatalf("%v %+v", err, v)
+	}
+	if v.Reached[1] < 0 || slices.Contains(v.StepEvents, 1) {
+		t.Fatalf("the block: reached %d, matched by a step: %v", v.Reached[1], slices.Contains(v.StepEvents, 1))
+	}
+}
+
 // TestBindRefusesWhatTheMappingDoesNotKnow: a lane, an event or a mutex
 // the mapping does not know is refused naming the line and the field.
 func TestBindRefusesWhatTheMappingDoesNotKnow(t *testing.T) {
@@ -91,6 +110,14 @@ func TestUnknownMappingAndBudget(t *testing.T) {
 	timed := check(t, scenario.RunSpec{Scenario: vitess.ID, Preset: vitess.PresetChurn, Variant: "fixed"})
 	if _, err := conform.Validate(timed, l.Executions[0], conform.Options{}); !errors.Is(err, conform.ErrUnsupported) {
 		t.Errorf("timed preset: %v", err)
+	}
+}
+
+// TestMappingsListsDeclaredThenIdentity: what a client offers to choose.
+func TestMappingsListsDeclaredThenIdentity(t *testing.T) {
+	got := conform.Mappings(vitess.Scenario())
+	if len(got) != 2 || got[0].Name != vitess.MessagerLog || got[1].Name != conform.Identity || got[0].Help == "" {
+		t.Fatalf("mappings %+v", got)
 	}
 }
 

@@ -55,6 +55,12 @@ func TestDrawsInsideStepsAreEnumerated(t *testing.T) {
 			if !verdict.Conforms || verdict.Matched != x.Len() {
 				t.Fatalf("%s: its own run leaves the model at %+v", name, verdict.At)
 			}
+			// With the run's seed, each draw tries the seed's pick first:
+			// the run is followed in one path, a state a step.
+			seeded, err := conform.Validate(n, x, conform.Options{Mapping: conform.Identity, Format: ingest.FormatJSON, Seed: &seed})
+			if err != nil || !seeded.Conforms || seeded.States != x.Len()+1 {
+				t.Fatalf("%s with its seed: %v; %d states for %d events", name, err, seeded.States, x.Len())
+			}
 			replayed, err := timeline.Record(reg, scenario.RunSpec{Scenario: sc.ID, Preset: "lossy", Variant: v.ID, Seed: seed + 1000,
 				Schedule: verdict.Schedule, MaxSteps: len(verdict.StepEvents)}, timeline.Options{})
 			if err != nil {

@@ -9,8 +9,9 @@ import (
 
 // stepChooser makes the choices of one model step the search tries: the
 // ready event it picked, the values of the draws it enumerates (each of
-// at most check.MaxValueOptions options, as bfs and dfs do), and, with a
-// seed, the values of larger draws from the seeded stream. The stream
+// at most check.MaxValueOptions options, as bfs and dfs do; with a seed,
+// starting from the seed's pick), and, with a seed, the values of larger
+// draws from the seeded stream. The stream
 // moves at every choice, as the run's own chooser moves, so that the
 // search draws the values that run drew wherever it follows its choices.
 type stepChooser struct {
@@ -37,7 +38,13 @@ func (c *stepChooser) Choose(ch *sim.Choice) int {
 		}
 		return max(seeded, 0)
 	}
-	return c.values.Choose(ch)
+	v := c.values.Choose(ch)
+	if seeded >= 0 && ch.Kind == sim.ChooseValue {
+		// The seed's own pick first, then the others: a log of the
+		// seed's run is followed without trying every option before it.
+		return (v + seeded) % ch.N
+	}
+	return v
 }
 
 // refused is the error for a draw the step could neither enumerate nor

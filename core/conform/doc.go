@@ -12,8 +12,10 @@
 // far each lane's events are consumed; a model step that the mapping
 // makes observable must match its lane's next logged event, whose
 // happens-before past is already consumed; the model's other steps may
-// happen in between; condition events are consumed as soon as their
-// condition holds. States are deduplicated by (world hash, positions),
+// happen in between; an optional step event (a logged block) may also be
+// passed over; condition events are consumed as soon as their condition
+// holds. Draws of few options are enumerated inside a step, larger ones
+// taken from Options.Seed. States are deduplicated by (world hash, positions),
 // and the search is bounded by Options.MaxStates.
 //
 // The verdict either says the log conforms, with the model run aligned to

@@ -15,6 +15,9 @@ type pathNode struct {
 	match   int32
 	reached []int32
 	steps   int32
+	// passed is set for a node that is no step: an optional event passed
+	// over (match holds it).
+	passed bool
 	// choices are the choices the step made (the schedule's entries:
 	// the ready event when several were, and the values it drew); the
 	// root's are those of the model's Init.
@@ -37,9 +40,10 @@ type state struct {
 	rng *sim.RandomChooser
 }
 
-// frame is a state on the depth-first search's path, with the ready
-// model events it still has to try: order[next] with the draws' values
-// vals (nil: the first of each) is the next.
+// frame is a state on the depth-first search's path, with the options
+// it still has to try: order[next] is the next, a ready model event k
+// (with the draws' values vals, nil: the first of each) when k >= 0, and
+// passing over the optional event lane -k-1 waits on when k < 0.
 type frame struct {
 	state
 	ready []sim.Event
@@ -109,13 +113,22 @@ func (b *binding) search(roots []state, scenarioID string, maxStates, maxDepth i
 			continue
 		}
 		k := f.order[f.next]
-		child, vals, more, err := s.step(&f.state, f.ready, k, f.vals)
-		if err != nil {
-			return nil, err
-		}
-		f.vals = vals
-		if !more {
+		var child *state
+		if k < 0 {
+			child = s.pass(&f.state, -k-1)
 			f.next++
+		} else {
+			var vals []int
+			var more bool
+			var err error
+			child, vals, more, err = s.step(&f.state, f.ready, k, f.vals)
+			if err != nil {
+				return nil, err
+			}
+			f.vals = vals
+			if !more {
+				f.next++
+			}
 		}
 		if child == nil {
 			continue
@@ -167,115 +180,14 @@ func (s *searcher) key(st *state) uint64 {
 	})
 }
 
-// enabled reports whether logged event i is its lane's next and its
-// happens-before past is consumed.
-func (b *binding) enabled(st *state, i int) bool {
-	e := &b.events[i]
-	if st.pos[e.lane] != e.inLane {
-		return false
-	}
-	for q, c := range b.x.Clock(i) {
-		if int32(q) != e.lane && int64(c) > int64(st.pos[q]) {
-			return false
-		}
-	}
-	return true
-}
-
-// fieldsHold reports whether event i's checked fields have the model's
-// values in w; the first that does not is described.
-func (b *binding) fieldsHold(i int, w *sim.World) (bool, string) {
-	e := &b.events[i]
-	p := b.laneProc[e.lane]
-	for _, fc := range e.fields {
-		f := &b.lm.Fields[fc.field]
-		if got := f.Value(w.Model(), w, p); got != fc.value {
-			return false, fmt.Sprintf("field %s is %s in the log (line %d), %s in the model", f.Name, fc.value, b.x.Lines[i], got)
-		}
-	}
-	return true, ""
-}
-
-// deferredOn checks, in world w, the fields of lane l's consumed events
-// that wait for its next step (in st), and describes the first wrong one.
-func (b *binding) deferredOn(st *state, l int, w *sim.World) (bool, string) {
-	if st.def[l] < 0 {
-		return true, ""
-	}
-	for k := st.def[l]; k < st.pos[l]; k++ {
-		i := int(b.laneEvent[l][k])
-		if e := &b.events[i]; e.after && len(e.fields) > 0 {
-			if ok, why := b.fieldsHold(i, w); !ok {
-				return false, why
-			}
-		}
-	}
-	return true, ""
-}
-
-// deferredHold reports whether every lane's waiting fields hold in st's
-// own world (at the end of the log, where no next step comes).
-func (s *searcher) deferredHold(st *state) bool {
-	for l := range st.def {
-		if ok, _ := s.deferredOn(st, l, st.w); !ok {
-			return false
-		}
-	}
-	return true
-}
-
-// closure consumes every enabled event that is no step and holds: a
-// left-out lane's, a Skip rule's, a Holds rule's whose condition is true
-// (their own fields checked unless they wait for the next step).
-func (s *searcher) closure(st *state) {
-	var reached []int32
-	for changed := true; changed; {
-		changed = false
-		for l := range st.pos {
-			for st.pos[l] < s.laneLen[l] {
-				i := int(s.laneEvent[l][st.pos[l]])
-				if !s.consumable(st, i) {
-					break
-				}
-				e := &s.events[i]
-				if e.after && len(e.fields) > 0 && st.def[l] < 0 {
-					st.def[l] = st.pos[l]
-				}
-				st.pos[l]++
-				st.consumed++
-				reached = append(reached, int32(i))
-				changed = true
-			}
-		}
-	}
-	if len(reached) > 0 {
-		st.path.reached = append(st.path.reached, reached...)
-	}
-}
-
-// consumable: event i is enabled, no step, and holds in st's world.
-func (s *searcher) consumable(st *state, i int) bool {
-	e := &s.events[i]
-	if e.act == actStep || !s.enabled(st, i) {
-		return false
-	}
-	p := s.laneProc[e.lane]
-	if e.act == actHolds && !s.lm.Events[e.rule].Holds(st.w.Model(), st.w, p) {
-		return false
-	}
-	if !e.after {
-		ok, _ := s.fieldsHold(i, st.w)
-		return ok
-	}
-	return true
-}
-
-// order lists the ready events to try: first those whose process's
-// lane waits for a step (a match makes progress), by the log's order of
-// those events (the order the program wrote them in is a linearisation
-// of its happens-before, and most often the one the model needs: a
-// mutex's FIFO waiters, for one, are in no happens-before order), then
-// the others in queue order.
+// order lists the options to try: first passing over the enabled
+// optional events (-lane-1: what the model need not do, it tries not
+// doing first), then the ready events whose process's lane waits for a
+// step (a match makes progress), by the log's order of those events (the
+// order the program wrote them in is a linearisation of its
+// happens-before, and most often the one the model needs: a mutex's FIFO
+// waiters, for one, are in no happens-before order), then the other
+// ready events in queue order.
 func (s *searcher) order(st *state, ready []sim.Event) []int {
 	out := make([]int, 0, len(ready))
 	var later []int
@@ -289,7 +201,27 @@ func (s *searcher) order(st *state, ready []sim.Event) []int {
 	slices.SortStableFunc(out, func(a, b int) int {
 		return s.nextStep(st, ready[a].Proc) - s.nextStep(st, ready[b].Proc)
 	})
-	return append(out, later...)
+	var pass []int
+	for l := range st.pos {
+		if st.pos[l] < s.laneLen[l] {
+			if i := int(s.laneEvent[l][st.pos[l]]); s.events[i].optional && s.enabled(st, i) {
+				pass = append(pass, -l-1)
+			}
+		}
+	}
+	return append(append(pass, out...), later...)
+}
+
+// pass passes over the optional event lane l waits on: the model takes
+// no step, the event is consumed (its fields unchecked: the model did not
+// do what it records), and what then needs no step is.
+func (s *searcher) pass(st *state, l int) *state {
+	i := s.laneEvent[l][st.pos[l]]
+	next := &state{w: st.w, pos: slices.Clone(st.pos), def: slices.Clone(st.def), consumed: st.consumed + 1, rng: st.rng,
+		path: &pathNode{match: i, passed: true, steps: st.path.steps, prev: st.path}}
+	next.pos[l]++
+	s.closure(next)
+	return next
 }
 
 // nextStep is the logged event process p's lane waits to match with a
@@ -368,33 +300,4 @@ func (s *searcher) match(st *state, c *sim.World, ev *sim.Event, rng *sim.Random
 	}
 	s.closure(next)
 	return next
-}
-
-// align lays the run that reached st against the log, and gives its
-// schedule.
-func (b *binding) align(st *state) (stepEvents, reached []int32, schedule []int) {
-	reached = make([]int32, len(b.events))
-	for i := range reached {
-		reached[i] = -1
-	}
-	stepEvents = make([]int32, st.path.steps)
-	var chunks [][]int
-	for n := st.path; n != nil; n = n.prev {
-		if n.steps > 0 {
-			stepEvents[n.steps-1] = n.match
-		}
-		chunks = append(chunks, n.choices)
-		if n.match >= 0 {
-			reached[n.match] = n.steps
-		}
-		for _, i := range n.reached {
-			reached[i] = n.steps
-		}
-	}
-	slices.Reverse(chunks)
-	schedule = slices.Concat(chunks...)
-	if schedule == nil {
-		schedule = []int{}
-	}
-	return stepEvents, reached, schedule
 }

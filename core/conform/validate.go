@@ -126,6 +126,27 @@ func roots(n scenario.Normal, opt Options, max int) ([]*sim.World, []*sim.Random
 	}
 }
 
+// Mapping names a log mapping a scenario's model offers, and says what
+// logs it is for.
+type Mapping struct {
+	Name string `json:"name"`
+	Help string `json:"help"`
+}
+
+// Mappings lists the log mappings of a scenario's model: those it
+// declares, its default first, then Identity (what a client offers to
+// choose from).
+func Mappings(sc *scenario.Scenario) []Mapping {
+	var out []Mapping
+	if sc.Capabilities != nil {
+		for _, l := range sc.Capabilities.Logs {
+			out = append(out, Mapping{Name: l.Name, Help: l.Help})
+		}
+	}
+	id := identity()
+	return append(out, Mapping{Name: id.Name, Help: id.Help})
+}
+
 // mappingOf is the mapping of the given name for the scenario's model.
 func mappingOf(sc *scenario.Scenario, w *sim.World, name string) (*sim.LogMap[sim.Model], error) {
 	if name == Identity {
@@ -135,9 +156,9 @@ func mappingOf(sc *scenario.Scenario, w *sim.World, name string) (*sim.LogMap[si
 	if lm, ok := caps.Log(name); ok {
 		return lm, nil
 	}
-	names := []string{Identity}
-	for _, l := range caps.Logs {
-		names = append(names, l.Name)
+	var names []string
+	for _, m := range Mappings(sc) {
+		names = append(names, m.Name)
 	}
 	if name == "" {
 		return nil, &scenario.FieldError{Field: "mapping", Msg: fmt.Sprintf("scenario %s declares no log mapping; %q maps the model's own exported runs", sc.ID, Identity)}

@@ -96,6 +96,13 @@ type LogRule[M Model] struct {
 	// lane's process.
 	Holds func(m M, w *World, p ProcID) bool
 
+	// Optional, with Step: the event may also be passed over, when the
+	// model takes no such step there. A logged block is one: the model
+	// blocks where its own order makes it, and a real mutex (Go's is no
+	// queue) need not hand itself to the thread that waited first; with
+	// blocks optional, the model blocks only where the log shows a block.
+	Optional bool
+
 	// FieldsAfterNext: the event's logged fields describe the state
 	// after its lane's next Step event (a program that records a value
 	// just before the step that makes it so); otherwise they are checked
@@ -169,6 +176,9 @@ func (l *LogMap[M]) Check() error {
 		if n != 1 {
 			errs = append(errs, fmt.Errorf("sim: log mapping %q: Events[%d] must be exactly one of Skip, Step and Holds", l.Name, i))
 		}
+		if r.Optional && r.Step == nil {
+			errs = append(errs, fmt.Errorf("sim: log mapping %q: Events[%d] is Optional without a Step", l.Name, i))
+		}
 	}
 	seen := map[string]bool{}
 	for i, f := range l.Fields {
@@ -192,7 +202,7 @@ func (l LogMap[M]) Erase() LogMap[Model] {
 	}
 	for _, r := range l.Events {
 		er := LogRule[Model]{Kind: r.Kind, Sends: r.Sends, Object: r.Object, Label: r.Label, Message: r.Message, Skip: r.Skip,
-			FieldsAfterNext: r.FieldsAfterNext, Says: r.Says}
+			Optional: r.Optional, FieldsAfterNext: r.FieldsAfterNext, Says: r.Says}
 		if s := r.Step; s != nil {
 			er.Step = &ModelStep[Model]{Kind: s.Kind, Mutex: s.Mutex}
 			if f := s.When; f != nil {

@@ -55,6 +55,7 @@ func TestLogMapCheck(t *testing.T) {
 		{sim.LogMap[*ticker]{Name: "t"}, "has no Lane"},
 		{sim.LogMap[*ticker]{Name: "t", Lane: lane, Events: []sim.LogRule[*ticker]{{Kind: sim.StepLock}}}, "Events[0] must be exactly one"},
 		{sim.LogMap[*ticker]{Name: "t", Lane: lane, Events: []sim.LogRule[*ticker]{{Skip: true, Step: &sim.ModelStep[*ticker]{}}}}, "Events[0] must be exactly one"},
+		{sim.LogMap[*ticker]{Name: "t", Lane: lane, Events: []sim.LogRule[*ticker]{{Skip: true, Optional: true}}}, "Events[0] is Optional without a Step"},
 		{sim.LogMap[*ticker]{Name: "t", Lane: lane, Fields: []sim.LogField[*ticker]{{Name: "n"}}}, "Fields[0] needs a Name and a Value"},
 		{sim.LogMap[*ticker]{Name: "t", Lane: lane, Fields: []sim.LogField[*ticker]{{Name: "n", Value: value}, {Name: "n", Value: value}}}, `field "n" named twice`},
 	} {

@@ -198,6 +198,9 @@ func (m *manager) send(l *tracer.Logger, id tracer.MsgID) {
 // close is Close: mark closed and stop the vstream under mu (v13 does
 // so since PR #8965, taking streamMu under mu).
 func (m *manager) close(l *tracer.Logger) {
+	// Upstream Close first stops the poller's ticker; here the poller's
+	// loop has already returned (Close runs once every goroutine is done).
+	l.Local("Close: pollerTicks.Stop()")
 	l.Lock(&m.mu, "mu")
 	m.isOpen = false
 	m.receivers = nil

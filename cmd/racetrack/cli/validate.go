@@ -117,11 +117,11 @@ func printVerdict(w io.Writer, name string, v *conform.Verdict) {
 	case conform.StopBudget:
 		fmt.Fprintf(w, "%s at %d states (%d of %d events matched; -max-states lets it search further)\n", verdicts[ExitBudget], v.States, v.Matched, v.Events)
 	default:
-		fmt.Fprintf(w, "LEAVES THE MODEL at event %d (line %d; %d of %d events matched; %d states)\n", v.At.Event, v.At.Line, v.Matched, v.Events, v.States)
+		fmt.Fprintf(w, "LEAVES THE MODEL at event %d (%s%d of %d events matched; %d states)\n", v.At.Event, lineOf(v.At.Line, "; "), v.Matched, v.Events, v.States)
 	}
 	d := v.At
 	for _, wt := range d.Waiting {
-		fmt.Fprintf(w, "  event %d, line %d, %s: %s %q\n    %s\n", wt.Event, wt.Line, wt.Lane, wt.Kind, wt.Label, wt.Why)
+		fmt.Fprintf(w, "  event %d, %s%s: %s %q\n    %s\n", wt.Event, lineOf(wt.Line, ", "), wt.Lane, wt.Kind, wt.Label, wt.Why)
 	}
 	if len(d.Instead) > 0 {
 		fmt.Fprintf(w, "  the model could instead, after %d steps:\n", d.Steps)
@@ -139,6 +139,15 @@ func printVerdict(w io.Writer, name string, v *conform.Verdict) {
 			fmt.Fprintf(w, "    %s: %s\n", g.Title, strings.Join(fields, " "))
 		}
 	}
+}
+
+// lineOf names an input line followed by sep, or nothing for a log
+// without lines (a JSON export's steps).
+func lineOf(line int, sep string) string {
+	if line <= 0 {
+		return ""
+	}
+	return "line " + strconv.Itoa(line) + sep
 }
 
 func describeAlt(a conform.Alternative) string {
