@@ -104,13 +104,15 @@ func first(prefix string) func(*ingest.Execution) int {
 
 func anywhere(*ingest.Execution) int { return -1 }
 
-// Seed 000: the buggy log of a remote write is no behaviour of the fix.
-// The response there carries the applying shard's backlog, so the
-// coordinator throttles the write: the model's answer waits for the
-// flow-control delay where the log answers the client at once.
+// Seed 000: the buggy log of a remote or a local write is no behaviour
+// of the fix. The fix records the applying shard's backlog, so the
+// coordinator throttles the first write: the model's answer waits for
+// the flow-control delay where the log answers the client at once.
 func TestWrongShardLogLeavesTheFix(t *testing.T) {
-	spec := scenario.RunSpec{Scenario: scylla.ID, Preset: "wrong-shard-remote", Seed: 1}
-	leaves(t, spec, "buggy", "fixed", first("client: "), "w1's flow-control delay ends")
+	for _, preset := range []string{"wrong-shard-remote", "wrong-shard-local"} {
+		spec := scenario.RunSpec{Scenario: scylla.ID, Preset: preset, Seed: 1}
+		leaves(t, spec, "buggy", "fixed", first("client: "), "w1's flow-control delay ends")
+	}
 }
 
 // Seed 001: the buggy stale-gossip log keeps the shard fix alone (it
