@@ -73,8 +73,9 @@ func (m *Model) Describe(w *sim.World, ev *sim.Event) string { return m.actors.D
 // Restart is the kernel's hook after w.Restart: box.cfg again.
 func (m *Model) Restart(w *sim.World, n sim.NodeID) { m.actors.Restart(m, w, n) }
 
-// crashInstance kills instance i: the kernel drops its processes, timers and the
-// messages on their way to it; each thread forgets what was not on disk.
+// crashInstance kills instance i: the kernel drops its processes, timers
+// and the messages on their way to it; each thread forgets (its table's
+// crash row) what was not on disk.
 func (m *Model) crashInstance(w *sim.World, i int) { m.actors.Crash(m, w, sim.NodeID(i)) }
 
 // txTable is an instance's tx thread: the Raft machine (its worker, WAL
