@@ -20,12 +20,19 @@ type item struct {
 
 // partitionedBFS drives an Expander as a distributed search would: parts
 // visited sets chosen by fingerprint, each level expanded in index-path
-// order and its successors admitted by their owner in that order.
-func partitionedBFS(t *testing.T, reg *scenario.Registry, cfg check.Config, parts int) check.Result {
+// order and its successors admitted by their owner in that order. With
+// encoded, states travel as their encoded worlds (EncodeStates): each is
+// decoded, never replayed.
+func partitionedBFS(t *testing.T, reg *scenario.Registry, cfg check.Config, parts int, encoded bool) check.Result {
 	t.Helper()
 	e, err := check.NewExpander(reg, cfg)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if encoded {
+		if err := e.EncodeStates(); err != nil {
+			t.Fatal(err)
+		}
 	}
 	owner := func(k uint64) int { return int((k >> 32) * uint64(parts) >> 32) }
 	visited := make([]map[string]uint64, parts)
@@ -47,6 +54,9 @@ func partitionedBFS(t *testing.T, reg *scenario.Registry, cfg check.Config, part
 		var next []item
 		for _, it := range level {
 			i := 0
+			if encoded && it.s.World == nil {
+				t.Fatalf("a state of depth %d travels without its world", it.s.Depth)
+			}
 			x, err := e.Expand(it.s, func(s check.BFSState) {
 				next = append(next, item{s: s, order: append(slices.Clone(it.order), i)})
 				i++
@@ -112,8 +122,9 @@ func expanderMatchesLocal(t *testing.T, reg *scenario.Registry, cfg check.Config
 	t.Helper()
 	local := search(t, reg, cfg)
 	for _, parts := range []int{1, 3} {
-		name := fmt.Sprintf("%s/%s/%s %+v %s, %d parts", cfg.Scenario, cfg.Preset, cfg.Variant, cfg.Reductions, cfg.Storage, parts)
-		got := partitionedBFS(t, reg, cfg, parts)
+		encoded := parts == 3 // states decoded, not replayed
+		name := fmt.Sprintf("%s/%s/%s %+v %s, %d parts, encoded %v", cfg.Scenario, cfg.Preset, cfg.Variant, cfg.Reductions, cfg.Storage, parts, encoded)
+		got := partitionedBFS(t, reg, cfg, parts, encoded)
 		if got.Verdict != local.Verdict || got.Found != local.Found || got.Length != local.Length || got.Exhaustive != local.Exhaustive {
 			t.Fatalf("%s: %s length %d; local %s length %d", name, got.Verdict, got.Length, local.Verdict, local.Length)
 		}

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
@@ -15,16 +16,21 @@ import (
 	"github.com/racetrack-sim/racetrack/core/check"
 )
 
-// maxBatch is the size at which a batch of states is published.
-const maxBatch = 64 << 10
+// maxBatch is the size at which a batch of states is published: a
+// level of a large search is a handful of messages per pair of
+// partitions, not one per state.
+const maxBatch = 256 << 10
 
-// Subjects of a bfs search's data.
-func frontSubject(id string, level, part int) string {
-	return fmt.Sprintf("%s%s.front.%d.%d", bfsSubject, id, level, part)
-}
-
+// Subjects of a bfs search's data: the states sent to a partition for a
+// level, by the partition whose expansion sent them (from = Parts for
+// the coordinator's initial state), and a partition's visited-set
+// increment of a level.
 func candSubject(id string, level, owner, from int) string {
 	return fmt.Sprintf("%s%s.cand.%d.%d.%d", bfsSubject, id, level, owner, from)
+}
+
+func candFilter(id string, level, owner int) string {
+	return fmt.Sprintf("%s%s.cand.%d.%d.*", bfsSubject, id, level, owner)
 }
 
 func seenSubject(id string, level, part int) string {
@@ -56,56 +62,19 @@ func (w *Worker) dropCache(search string) {
 	}
 }
 
-// expandPart expands partition Part of level Level in index-path order
-// and sends each successor to its owner's batch; it stops at the
-// partition's first violation.
-func (w *Worker) expandPart(ctx context.Context, t task) (rangeResult, bool) {
+// levelPart is one partition's part of one level: it admits the states
+// sent to the partition for the level, in index-path order, against its
+// visited set (the new and re-expanded ones are the partition's
+// frontier; the visited-set increment is published, the checkpoint), then
+// expands that frontier in order, decoding each state's world, and sends
+// each successor to its owner's batch for the next level while it goes.
+// It stops at the partition's first violation.
+func (w *Worker) levelPart(ctx context.Context, t task) (rangeResult, bool) {
 	var res rangeResult
 	e, err := check.NewExpander(w.reg, t.Config)
-	if err != nil {
-		res.Error = err.Error()
-		return res, true
+	if err == nil {
+		err = e.EncodeStates()
 	}
-	front, err := w.readItems(ctx, frontSubject(t.Search, t.Level, t.Part))
-	if err != nil {
-		return res, false
-	}
-	slices.SortStableFunc(front, compareItems)
-	out := newBatcher(w, ctx, t, t.Level+1)
-	for _, it := range front {
-		if w.stopped(ctx, t.Search) {
-			return res, false
-		}
-		i := 0
-		x, err := e.Expand(it.s, func(s check.BFSState) {
-			order := append(slices.Clone(it.order), i)
-			i++
-			out.add(owner(s.Key, t.Parts), item{s: s, order: order})
-		})
-		res.Transitions += x.Transitions
-		res.Cut = res.Cut || x.Cut
-		if err != nil {
-			res.Error = err.Error()
-			return res, true
-		}
-		if x.Found != nil {
-			res.FoundAt = appendItem(nil, it)
-			break
-		}
-	}
-	if err := out.flush(); err != nil {
-		return res, false
-	}
-	res.Bytes = out.bytes
-	return res, true
-}
-
-// mergePart admits the successors sent to partition Part for level
-// Level, in index-path order, against its visited set; the new states
-// are its visited-set increment and its frontier of that level.
-func (w *Worker) mergePart(ctx context.Context, t task) (rangeResult, bool) {
-	var res rangeResult
-	e, err := check.NewExpander(w.reg, t.Config)
 	if err != nil {
 		res.Error = err.Error()
 		return res, true
@@ -114,16 +83,13 @@ func (w *Worker) mergePart(ctx context.Context, t task) (rangeResult, bool) {
 	if err != nil {
 		return res, false
 	}
-	cands, err := w.readItems(ctx, fmt.Sprintf("%s%s.cand.%d.%d.*", bfsSubject, t.Search, t.Level, t.Part))
+	cands, err := w.readItems(ctx, candFilter(t.Search, t.Level, t.Part))
 	if err != nil {
 		return res, false
 	}
 	slices.SortStableFunc(cands, compareItems)
 	next := newVisitedSet(e.Exact())
-	var front, inc batch
-	pubFront := func() error {
-		return w.publishBatch(ctx, frontSubject(t.Search, t.Level, t.Part), &front, &res)
-	}
+	front := cands[:0] // admitted in place: a state is kept at most once
 	for _, it := range cands {
 		stored, ok := next.get(it.s.Key, it.s.Enc)
 		isNew := !ok
@@ -144,16 +110,9 @@ func (w *Worker) mergePart(ctx context.Context, t task) (rangeResult, bool) {
 		}
 		next.put(it.s.Key, it.s.Enc, mask)
 		res.Kept++
-		front.add(item{s: s, order: it.order})
-		if len(front.b) >= maxBatch {
-			if err := pubFront(); err != nil {
-				return res, false
-			}
-		}
+		front = append(front, item{s: s, order: it.order})
 	}
-	if err := pubFront(); err != nil {
-		return res, false
-	}
+	var inc batch
 	for _, en := range next.entries() {
 		inc.b = appendSeen(inc.b, en.key, en.mask, en.enc)
 		if len(inc.b) >= maxBatch {
@@ -165,6 +124,31 @@ func (w *Worker) mergePart(ctx context.Context, t task) (rangeResult, bool) {
 	if err := w.publishBatch(ctx, seenSubject(t.Search, t.Level, t.Part), &inc, &res); err != nil {
 		return res, false
 	}
+	out := newBatcher(w, ctx, t, t.Level+1)
+	for _, it := range front {
+		if w.stopped(ctx, t.Search) {
+			return res, false
+		}
+		i := 0
+		x, err := e.Expand(it.s, func(s check.BFSState) {
+			out.add(owner(s.Key, t.Parts), item{s: s, order: append(slices.Clip(it.order), i)})
+			i++
+		})
+		res.Transitions += x.Transitions
+		res.Cut = res.Cut || x.Cut
+		if err != nil {
+			res.Error = err.Error()
+			return res, true
+		}
+		if x.Found != nil {
+			res.FoundAt = appendItem(nil, it)
+			break
+		}
+	}
+	if err := out.flush(); err != nil {
+		return res, false
+	}
+	res.Bytes += out.bytes
 	seen.set.addAll(next)
 	seen.level = t.Level
 	w.seenMu.Lock()
@@ -174,33 +158,53 @@ func (w *Worker) mergePart(ctx context.Context, t task) (rangeResult, bool) {
 }
 
 // visited is partition Part's visited set through level Level-1: the
-// cached one, or rebuilt from its per-level increments in JetStream.
+// cached one, caught up with the increments of the levels it misses
+// (a partition's tasks go to whichever worker asks first, so a worker
+// keeps every partition it had and reads only what changed since), or
+// rebuilt from all of them in JetStream.
 func (w *Worker) visited(ctx context.Context, t task, exact bool) (*partSeen, error) {
 	key := partKey{t.Search, t.Part}
 	w.seenMu.Lock()
 	c, ok := w.seen[key]
-	delete(w.seen, key) // a failed merge must not leave a half-updated set
+	delete(w.seen, key) // a failed task must not leave a half-updated set
 	w.seenMu.Unlock()
-	if ok && c.level == t.Level-1 {
-		return c, nil
+	if !ok || c.level >= t.Level {
+		c = &partSeen{level: -1, set: newVisitedSet(exact)}
 	}
-	c = &partSeen{level: t.Level - 1, set: newVisitedSet(exact)}
-	prefix := fmt.Sprintf("%s%s.seen.", bfsSubject, t.Search)
-	err := w.readAll(ctx, fmt.Sprintf("%s*.%d", prefix, t.Part), func(m jetstream.Msg) error {
-		lv, err := strconv.Atoi(strings.SplitN(m.Subject()[len(prefix):], ".", 2)[0])
+	if c.level == -1 && t.Level > 1 {
+		// All of them at once: one read rather than one a level.
+		prefix := fmt.Sprintf("%s%s.seen.", bfsSubject, t.Search)
+		err := w.readAll(ctx, fmt.Sprintf("%s*.%d", prefix, t.Part), func(m jetstream.Msg) error {
+			lv, err := strconv.Atoi(strings.SplitN(m.Subject()[len(prefix):], ".", 2)[0])
+			if err != nil {
+				return errCodec
+			}
+			if lv >= t.Level {
+				return nil // left by an earlier attempt at this task
+			}
+			data, err := unpack(m.Data())
+			if err != nil {
+				return err
+			}
+			return decodeSeen(data, c.set)
+		})
+		c.level = t.Level - 1
+		return c, err
+	}
+	for lv := c.level + 1; lv < t.Level; lv++ {
+		err := w.readAll(ctx, seenSubject(t.Search, lv, t.Part), func(m jetstream.Msg) error {
+			data, err := unpack(m.Data())
+			if err != nil {
+				return err
+			}
+			return decodeSeen(data, c.set)
+		})
 		if err != nil {
-			return errCodec
+			return nil, err
 		}
-		if lv >= t.Level {
-			return nil // left by an earlier attempt at this merge
-		}
-		data, err := unpack(m.Data())
-		if err != nil {
-			return err
-		}
-		return decodeSeen(data, c.set)
-	})
-	return c, err
+	}
+	c.level = t.Level - 1
+	return c, nil
 }
 
 // batch is states or visited entries waiting to be published, and the
@@ -234,25 +238,38 @@ func (w *Worker) publishBatch(ctx context.Context, subject string, b *batch, res
 	return nil
 }
 
-// batcher collects an expansion's successors by owner.
+// batcher collects a task's successors by owner, each state once: a
+// successor equal to one sent before by the same task (the same state,
+// renaming and sleep set) would be admitted by neither, so it is
+// dropped here (the first, in index-path order, travels).
 type batcher struct {
 	w     *Worker
 	ctx   context.Context
 	t     task
 	level int
 	bufs  []batch
+	sent  map[string]struct{}
+	key   []byte
 	bytes int
 	err   error
 }
 
 func newBatcher(w *Worker, ctx context.Context, t task, level int) *batcher {
-	return &batcher{w: w, ctx: ctx, t: t, level: level, bufs: make([]batch, t.Parts)}
+	return &batcher{w: w, ctx: ctx, t: t, level: level, bufs: make([]batch, t.Parts), sent: map[string]struct{}{}}
 }
 
 func (b *batcher) add(to int, it item) {
 	if b.err != nil {
 		return
 	}
+	b.key = binary.LittleEndian.AppendUint64(b.key[:0], it.s.Key)
+	b.key = binary.AppendUvarint(b.key, uint64(it.s.Renaming))
+	b.key = binary.AppendUvarint(b.key, uint64(len(it.s.Sleep)))
+	b.key = append(append(b.key, it.s.Sleep...), it.s.Enc...)
+	if _, dup := b.sent[string(b.key)]; dup {
+		return
+	}
+	b.sent[string(b.key)] = struct{}{}
 	buf := &b.bufs[to]
 	buf.add(it)
 	if len(buf.b) >= maxBatch {

@@ -15,9 +15,11 @@ import (
 	"github.com/racetrack-sim/racetrack/core/check"
 )
 
-// item is a bfs state on the wire: the state and its index path (the
-// indices of the successors taken from the root), which orders a level
-// as the local search orders it.
+// item is a bfs state on the wire: the state (its world encoded by the
+// model's state codec, check.BFSState.World, and the schedule that
+// reached it, for a counterexample) and its index path (the indices of
+// the successors taken from the root), which orders a level as the
+// local search orders it.
 type item struct {
 	s     check.BFSState
 	order []int
@@ -49,11 +51,12 @@ func appendItem(b []byte, it item) []byte { return appendItemAfter(b, item{}, it
 
 // appendItemAfter encodes one state after prev, the state before it in
 // its batch: fingerprint, depth, path, sleep set, renaming, the
-// processes it is expanded for, order and canonical encoding (empty but
-// with exact storage). The path, the order and the
-// encoding are written as the length of the prefix they share with
+// processes it is expanded for, order, canonical encoding (empty but
+// with exact storage) and world. The path, the order, the encoding and
+// the world are written as the length of the prefix they share with
 // prev's and the rest: states of a batch come from the same or nearby
-// parents, in index-path order, so most of each is shared.
+// parents, in index-path order, so most of each is shared (and the
+// batch's compression finds most of what is left).
 func appendItemAfter(b []byte, prev, it item) []byte {
 	b = binary.LittleEndian.AppendUint64(b, it.s.Key)
 	b = binary.AppendUvarint(b, uint64(it.s.Depth))
@@ -66,7 +69,11 @@ func appendItemAfter(b []byte, prev, it item) []byte {
 	n := sharedPrefix([]byte(prev.s.Enc), []byte(it.s.Enc))
 	b = binary.AppendUvarint(b, uint64(n))
 	b = binary.AppendUvarint(b, uint64(len(it.s.Enc)-n))
-	return append(b, it.s.Enc[n:]...)
+	b = append(b, it.s.Enc[n:]...)
+	n = sharedPrefix(prev.s.World, it.s.World)
+	b = binary.AppendUvarint(b, uint64(n))
+	b = binary.AppendUvarint(b, uint64(len(it.s.World)-n))
+	return append(b, it.s.World[n:]...)
 }
 
 func sharedPrefix[T comparable](a, b []T) int {
@@ -143,6 +150,24 @@ func (r *reader) strAfter(prev string) string {
 	return s
 }
 
+// bytesAfter is strAfter for bytes; nil when empty (a state without its
+// world).
+func (r *reader) bytesAfter(prev []byte) []byte {
+	shared := r.uvarint(uint64(len(prev)))
+	n := r.uvarint(maxPath)
+	if r.err != nil || n > uint64(len(r.b)) {
+		r.err = errCodec
+		return nil
+	}
+	if shared+n == 0 {
+		return nil
+	}
+	out := make([]byte, 0, shared+n)
+	out = append(append(out, prev[:shared]...), r.b[:n]...)
+	r.b = r.b[n:]
+	return out
+}
+
 // decodeItems decodes a batch of states.
 func decodeItems(b []byte, out []item) ([]item, error) {
 	r := &reader{b: b}
@@ -167,6 +192,7 @@ func decodeItems(b []byte, out []item) ([]item, error) {
 		it.s.Only = r.uvarint(math.MaxUint64)
 		it.order = r.intsAfter(prev.order)
 		it.s.Enc = r.strAfter(prev.s.Enc)
+		it.s.World = r.bytesAfter(prev.s.World)
 		out = append(out, it)
 		prev = it
 	}

@@ -230,20 +230,17 @@ func TestForgedKeptZeroIsCaught(t *testing.T) {
 	}
 }
 
-// A worker that claims the states it was sent were all seen before
-// (New 0) but publishes a frontier is caught by the counts.
+// A worker that claims new states it did not store (publishes no
+// visited-set increment) is caught by the counts.
 func TestForgedCountsAreCaught(t *testing.T) {
 	c := startCluster(t, 0)
 	stop := rogueWorker(t, c.emb, func(tk task) rangeResult {
-		if tk.Kind == kindMerge {
-			return rangeResult{Kept: 3}
-		}
-		return rangeResult{}
+		return rangeResult{New: 3, Kept: 3}
 	})
 	defer stop()
 	cfg := check.Config{Scenario: "dining-philosophers", Preset: "lock-level", Variant: "buggy", Strategy: check.BFS, Budget: check.Budget{States: 10_000}}
 	_, err := c.coord.Search(context.Background(), cfg, nil)
-	if !errors.Is(err, ErrForged) || !strings.Contains(err.Error(), "reported 3 states kept, but published 0") {
+	if !errors.Is(err, ErrForged) || !strings.Contains(err.Error(), "reported 3 new states, but published 0") {
 		t.Fatalf("forged counts: %v", err)
 	}
 }

@@ -126,10 +126,8 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 	switch t.Kind {
 	case kindRuns:
 		run = w.runRange
-	case kindExpand:
-		run = w.expandPart
-	case kindMerge:
-		run = w.mergePart
+	case kindLevel:
+		run = w.levelPart
 	default:
 		_ = msg.Term()
 		return
