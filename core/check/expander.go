@@ -136,6 +136,16 @@ func (e *Expander) Root() BFSState {
 // successors' paths and a counterexample's schedule are s.Path followed
 // by the choices of the step taken.
 func (e *Expander) Expand(s BFSState, emit func(BFSState)) (Expansion, error) {
+	return e.ExpandWith(nil, s, emit)
+}
+
+// ExpandWith is Expand reusing sc's memory (nil: none) from one call to
+// the next: the worlds of the successors and of a decoded state. Give
+// each goroutine its own.
+func (e *Expander) ExpandWith(sc *Scratch, s BFSState, emit func(BFSState)) (Expansion, error) {
+	if sc == nil {
+		sc = &Scratch{}
+	}
 	var w *sim.World
 	var err error
 	var prefix []int
@@ -143,7 +153,9 @@ func (e *Expander) Expand(s BFSState, emit func(BFSState)) (Expansion, error) {
 		if e.codec == nil {
 			return Expansion{}, errors.New("check: a state carries its world, but EncodeStates was not called")
 		}
-		if w, err = e.codec.Decode(s.World); err == nil && w.Steps() != s.Depth {
+		w, err = e.codec.DecodeInto(sc.decoded, s.World)
+		sc.decoded = w // nil after a failure: DecodeInto left nothing to reuse
+		if err == nil && w.Steps() != s.Depth {
 			err = fmt.Errorf("%w: a state of depth %d decodes to a world of %d steps", sim.ErrCodec, s.Depth, w.Steps())
 		}
 		prefix = s.Path
@@ -157,7 +169,7 @@ func (e *Expander) Expand(s BFSState, emit func(BFSState)) (Expansion, error) {
 	if err != nil {
 		return Expansion{}, err
 	}
-	ex := expansion{e: e.g, scratch: &scratch{}}
+	ex := expansion{e: e.g, scratch: &sc.ex}
 	var encErr error
 	ex.emit = func(sc succ, sl []footprint) {
 		next := BFSState{Key: sc.key.fp, Depth: sc.w.Steps(), Path: append(slices.Clip(prefix), sc.w.Schedule()...), Sleep: encodeSleep(sl), Enc: sc.key.enc, Renaming: sc.perm + 1}

@@ -45,6 +45,10 @@ func partitionedBFS(t *testing.T, reg *scenario.Registry, cfg check.Config, part
 		}
 		return strconv.FormatUint(s.Key, 16)
 	}
+	var sc *check.Scratch
+	if encoded {
+		sc = &check.Scratch{} // reused from state to state
+	}
 	root := e.Root()
 	visited[owner(root.Key)][key(root)] = 0
 	level := []item{{s: root}}
@@ -57,7 +61,7 @@ func partitionedBFS(t *testing.T, reg *scenario.Registry, cfg check.Config, part
 			if encoded && it.s.World == nil {
 				t.Fatalf("a state of depth %d travels without its world", it.s.Depth)
 			}
-			x, err := e.Expand(it.s, func(s check.BFSState) {
+			x, err := e.ExpandWith(sc, it.s, func(s check.BFSState) {
 				next = append(next, item{s: s, order: append(slices.Clone(it.order), i)})
 				i++
 			})

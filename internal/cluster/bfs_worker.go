@@ -112,25 +112,27 @@ func (w *Worker) levelPart(ctx context.Context, t task) (rangeResult, bool) {
 		res.Kept++
 		front = append(front, item{s: s, order: it.order})
 	}
+	pub := &publisher{w: w}
 	var inc batch
 	for _, en := range next.entries() {
 		inc.b = appendSeen(inc.b, en.key, en.mask, en.enc)
 		if len(inc.b) >= maxBatch {
-			if err := w.publishBatch(ctx, seenSubject(t.Search, t.Level, t.Part), &inc, &res); err != nil {
+			if err := pub.batch(seenSubject(t.Search, t.Level, t.Part), &inc); err != nil {
 				return res, false
 			}
 		}
 	}
-	if err := w.publishBatch(ctx, seenSubject(t.Search, t.Level, t.Part), &inc, &res); err != nil {
+	if err := pub.batch(seenSubject(t.Search, t.Level, t.Part), &inc); err != nil {
 		return res, false
 	}
-	out := newBatcher(w, ctx, t, t.Level+1)
+	out := newBatcher(pub, t, t.Level+1)
+	sc := &check.Scratch{}
 	for _, it := range front {
 		if w.stopped(ctx, t.Search) {
 			return res, false
 		}
 		i := 0
-		x, err := e.Expand(it.s, func(s check.BFSState) {
+		x, err := e.ExpandWith(sc, it.s, func(s check.BFSState) {
 			out.add(owner(s.Key, t.Parts), item{s: s, order: append(slices.Clip(it.order), i)})
 			i++
 		})
@@ -145,10 +147,10 @@ func (w *Worker) levelPart(ctx context.Context, t task) (rangeResult, bool) {
 			break
 		}
 	}
-	if err := out.flush(); err != nil {
+	if err := out.flush(); err != nil || pub.wait(ctx) != nil {
 		return res, false
 	}
-	res.Bytes += out.bytes
+	res.Bytes = pub.bytes
 	seen.set.addAll(next)
 	seen.level = t.Level
 	w.seenMu.Lock()
@@ -221,20 +223,47 @@ func (b *batch) add(it item) {
 	b.prev = it
 }
 
-// publishBatch publishes b's bytes (if any), packed, with an id that a
-// repeated attempt of the same task repeats, so JetStream keeps one copy.
-func (w *Worker) publishBatch(ctx context.Context, subject string, b *batch, res *rangeResult) error {
+// publisher publishes a task's batches without waiting for each one's
+// acknowledgement (a level of a large search is many of them); wait
+// collects them all before the task reports.
+type publisher struct {
+	w     *Worker
+	acks  []jetstream.PubAckFuture
+	bytes int
+}
+
+// batch publishes b's bytes (if any), packed, with an id that a repeated
+// attempt of the same task repeats, so JetStream keeps one copy.
+func (p *publisher) batch(subject string, b *batch) error {
 	if len(b.b) == 0 {
 		return nil
 	}
-	pctx, stop := context.WithTimeout(ctx, w.opts.AckWait)
-	defer stop()
 	data := pack(b.b)
-	if _, err := w.js.Publish(pctx, subject, data, jetstream.WithMsgID(subject+"#"+strconv.Itoa(b.n))); err != nil {
+	ack, err := p.w.js.PublishAsync(subject, data, jetstream.WithMsgID(subject+"#"+strconv.Itoa(b.n)))
+	if err != nil {
 		return err
 	}
-	res.Bytes += len(data)
+	p.acks = append(p.acks, ack)
+	p.bytes += len(data)
 	b.b, b.n, b.prev = b.b[:0], b.n+1, item{}
+	return nil
+}
+
+// wait waits for every batch's acknowledgement, for up to AckWait.
+func (p *publisher) wait(ctx context.Context) error {
+	timeout := time.After(p.w.opts.AckWait)
+	for _, ack := range p.acks {
+		select {
+		case <-ack.Ok():
+		case err := <-ack.Err():
+			return err
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-timeout:
+			return errors.New("cluster: JetStream did not acknowledge a batch")
+		}
+	}
+	p.acks = p.acks[:0]
 	return nil
 }
 
@@ -243,19 +272,17 @@ func (w *Worker) publishBatch(ctx context.Context, subject string, b *batch, res
 // renaming and sleep set) would be admitted by neither, so it is
 // dropped here (the first, in index-path order, travels).
 type batcher struct {
-	w     *Worker
-	ctx   context.Context
+	pub   *publisher
 	t     task
 	level int
 	bufs  []batch
 	sent  map[string]struct{}
 	key   []byte
-	bytes int
 	err   error
 }
 
-func newBatcher(w *Worker, ctx context.Context, t task, level int) *batcher {
-	return &batcher{w: w, ctx: ctx, t: t, level: level, bufs: make([]batch, t.Parts), sent: map[string]struct{}{}}
+func newBatcher(pub *publisher, t task, level int) *batcher {
+	return &batcher{pub: pub, t: t, level: level, bufs: make([]batch, t.Parts), sent: map[string]struct{}{}}
 }
 
 func (b *batcher) add(to int, it item) {
@@ -278,9 +305,7 @@ func (b *batcher) add(to int, it item) {
 }
 
 func (b *batcher) publish(to int) {
-	var res rangeResult
-	b.err = b.w.publishBatch(b.ctx, candSubject(b.t.Search, b.level, to, b.t.Part), &b.bufs[to], &res)
-	b.bytes += res.Bytes
+	b.err = b.pub.batch(candSubject(b.t.Search, b.level, to, b.t.Part), &b.bufs[to])
 }
 
 func (b *batcher) flush() error {
