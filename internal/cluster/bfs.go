@@ -107,7 +107,12 @@ func (s *bfsSearch) run(ctx context.Context) (check.Result, error) {
 		}
 		s.report(o, frontier)
 		if found != nil {
-			x, err := s.e.Expand(found.s, func(check.BFSState) {})
+			// Replayed along its path from the initial state, not
+			// decoded: a worker's bytes could describe a state no run
+			// reaches, a path cannot.
+			replay := found.s
+			replay.World = nil
+			x, err := s.e.Expand(replay, func(check.BFSState) {})
 			if err != nil || x.Found == nil {
 				return s.fail(ctx, o, fmt.Errorf("%w: the violating state a worker reported does not expand to a violation here: %v", ErrForged, err))
 			}

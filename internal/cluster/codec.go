@@ -70,10 +70,23 @@ func appendItemAfter(b []byte, prev, it item) []byte {
 	b = binary.AppendUvarint(b, uint64(n))
 	b = binary.AppendUvarint(b, uint64(len(it.s.Enc)-n))
 	b = append(b, it.s.Enc[n:]...)
-	n = sharedPrefix(prev.s.World, it.s.World)
-	b = binary.AppendUvarint(b, uint64(n))
-	b = binary.AppendUvarint(b, uint64(len(it.s.World)-n))
-	return append(b, it.s.World[n:]...)
+	return appendBytesAfter(b, prev.s.World, it.s.World)
+}
+
+// appendBytesAfter writes v after prev: the lengths of the prefix and of
+// the suffix they share, then the middle. Two states of a batch often
+// differ only in a few bytes in the middle of their worlds (a process's
+// counter, one event), which this leaves alone for the compression.
+func appendBytesAfter(b, prev, v []byte) []byte {
+	pre := sharedPrefix(prev, v)
+	suf := 0
+	for suf < len(prev)-pre && suf < len(v)-pre && prev[len(prev)-1-suf] == v[len(v)-1-suf] {
+		suf++
+	}
+	b = binary.AppendUvarint(b, uint64(pre))
+	b = binary.AppendUvarint(b, uint64(suf))
+	b = binary.AppendUvarint(b, uint64(len(v)-pre-suf))
+	return append(b, v[pre:len(v)-suf]...)
 }
 
 func sharedPrefix[T comparable](a, b []T) int {
@@ -150,20 +163,21 @@ func (r *reader) strAfter(prev string) string {
 	return s
 }
 
-// bytesAfter is strAfter for bytes; nil when empty (a state without its
-// world).
+// bytesAfter reads bytes written by appendBytesAfter after prev; nil
+// when empty (a state without its world).
 func (r *reader) bytesAfter(prev []byte) []byte {
-	shared := r.uvarint(uint64(len(prev)))
+	pre := r.uvarint(uint64(len(prev)))
+	suf := r.uvarint(uint64(len(prev)) - pre)
 	n := r.uvarint(maxPath)
 	if r.err != nil || n > uint64(len(r.b)) {
 		r.err = errCodec
 		return nil
 	}
-	if shared+n == 0 {
+	if pre+suf+n == 0 {
 		return nil
 	}
-	out := make([]byte, 0, shared+n)
-	out = append(append(out, prev[:shared]...), r.b[:n]...)
+	out := make([]byte, 0, pre+n+suf)
+	out = append(append(append(out, prev[:pre]...), r.b[:n]...), prev[uint64(len(prev))-suf:]...)
 	r.b = r.b[n:]
 	return out
 }
