@@ -87,7 +87,7 @@ func (w *Worker) levelPart(ctx context.Context, t task) (rangeResult, bool) {
 	if err != nil {
 		return res, false
 	}
-	slices.SortStableFunc(cands, compareItems)
+	slices.SortFunc(cands, compareItems) // index paths are distinct: no ties
 	next := newVisitedSet(e.Exact())
 	front := cands[:0] // admitted in place: a state is kept at most once
 	for _, it := range cands {

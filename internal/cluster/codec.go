@@ -106,6 +106,41 @@ func appendIntsAfter(b []byte, prev, v []int) []byte {
 type reader struct {
 	b   []byte
 	err error
+	// ints and bytes are memory the decoded states' lists are cut from
+	// (a batch's states are thousands of small lists: one allocation
+	// each would be most of decoding them).
+	ints  []int
+	bytes []byte
+}
+
+// arenaSize is the length of a reader's arenas.
+const arenaSize = 16 << 10
+
+// newInts is a list of n ints cut from the arena (capacity n: appending
+// to it copies).
+func (r *reader) newInts(n int) []int {
+	if n > arenaSize/4 {
+		return make([]int, n)
+	}
+	if len(r.ints) < n {
+		r.ints = make([]int, arenaSize)
+	}
+	out := r.ints[:n:n]
+	r.ints = r.ints[n:]
+	return out
+}
+
+// newBytes is newInts for bytes: length 0, capacity n.
+func (r *reader) newBytes(n int) []byte {
+	if n > arenaSize/4 {
+		return make([]byte, 0, n)
+	}
+	if len(r.bytes) < n {
+		r.bytes = make([]byte, arenaSize)
+	}
+	out := r.bytes[:0:n]
+	r.bytes = r.bytes[n:]
+	return out
 }
 
 func (r *reader) uvarint(limit uint64) uint64 {
@@ -141,7 +176,7 @@ func (r *reader) intsAfter(prev []int) []int {
 		r.err = errCodec
 		return nil
 	}
-	out := make([]int, shared+n)
+	out := r.newInts(int(shared + n))
 	copy(out, prev[:shared])
 	for i := shared; i < uint64(len(out)); i++ {
 		out[i] = int(r.uvarint(1 << 31))
@@ -176,7 +211,7 @@ func (r *reader) bytesAfter(prev []byte) []byte {
 	if pre+suf+n == 0 {
 		return nil
 	}
-	out := make([]byte, 0, pre+n+suf)
+	out := r.newBytes(int(pre + n + suf))
 	out = append(append(append(out, prev[:pre]...), r.b[:n]...), prev[uint64(len(prev))-suf:]...)
 	r.b = r.b[n:]
 	return out
@@ -200,7 +235,7 @@ func decodeItems(b []byte, out []item) ([]item, error) {
 			r.err = errCodec
 		}
 		if r.err == nil {
-			it.s.Sleep, r.b = slices.Clone(r.b[:n]), r.b[n:]
+			it.s.Sleep, r.b = append(r.newBytes(int(n)), r.b[:n]...), r.b[n:]
 		}
 		it.s.Renaming = int(r.uvarint(maxPerm))
 		it.s.Only = r.uvarint(math.MaxUint64)
@@ -348,8 +383,26 @@ func unpack(b []byte) ([]byte, error) {
 	if err := zr.(flate.Resetter).Reset(bytes.NewReader(b), nil); err != nil {
 		return nil, errCodec
 	}
-	out, err := io.ReadAll(io.LimitReader(zr, maxUnpacked+1))
-	if err != nil || len(out) > maxUnpacked {
+	// A batch unpacks to about maxBatch: room for that at once rather
+	// than growing from nothing.
+	out := make([]byte, 0, min(maxUnpacked, maxBatch+maxBatch/4))
+	for {
+		if len(out) == cap(out) {
+			if len(out) > maxUnpacked {
+				return nil, errCodec
+			}
+			out = slices.Grow(out, min(len(out), maxUnpacked+1-len(out)))
+		}
+		n, err := zr.Read(out[len(out):cap(out)])
+		out = out[:len(out)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, errCodec
+		}
+	}
+	if len(out) > maxUnpacked {
 		return nil, errCodec
 	}
 	return out, nil
