@@ -143,6 +143,15 @@ func (e *Expander) Expand(s BFSState, emit func(BFSState)) (Expansion, error) {
 // the next: the worlds of the successors and of a decoded state. Give
 // each goroutine its own.
 func (e *Expander) ExpandWith(sc *Scratch, s BFSState, emit func(BFSState)) (Expansion, error) {
+	return e.ExpandSkipping(sc, s, nil, emit)
+}
+
+// ExpandSkipping is ExpandWith that first passes each successor, without
+// its world, to skip (if not nil): one skip answers true for is not
+// encoded nor emitted. A driver that knows a successor's owner will not
+// admit it (seen before with a sleep set no larger, see Admit) saves
+// encoding and sending it.
+func (e *Expander) ExpandSkipping(sc *Scratch, s BFSState, skip func(BFSState) bool, emit func(BFSState)) (Expansion, error) {
 	if sc == nil {
 		sc = &Scratch{}
 	}
@@ -172,7 +181,11 @@ func (e *Expander) ExpandWith(sc *Scratch, s BFSState, emit func(BFSState)) (Exp
 	ex := expansion{e: e.g, scratch: &sc.ex}
 	var encErr error
 	ex.emit = func(sc succ, sl []footprint) {
-		next := BFSState{Key: sc.key.fp, Depth: sc.w.Steps(), Path: append(slices.Clip(prefix), sc.w.Schedule()...), Sleep: encodeSleep(sl), Enc: sc.key.enc, Renaming: sc.perm + 1}
+		next := BFSState{Key: sc.key.fp, Depth: sc.w.Steps(), Sleep: encodeSleep(sl), Enc: sc.key.enc, Renaming: sc.perm + 1}
+		if skip != nil && skip(next) {
+			return
+		}
+		next.Path = append(slices.Clip(prefix), sc.w.Schedule()...)
 		if e.codec != nil {
 			var err error
 			if next.World, err = e.codec.Append(nil, sc.w); err != nil && encErr == nil {

@@ -127,12 +127,24 @@ func (w *Worker) levelPart(ctx context.Context, t task) (rangeResult, bool) {
 	}
 	out := newBatcher(pub, t, t.Level+1)
 	sc := &check.Scratch{}
+	known := w.knownStates(t, seen.set)
 	for _, it := range front {
 		if w.stopped(ctx, t.Search) {
 			return res, false
 		}
 		i := 0
-		x, err := e.ExpandWith(sc, it.s, func(s check.BFSState) {
+		skip := func(s check.BFSState) bool {
+			if set := known[owner(s.Key, t.Parts)]; set != nil {
+				if stored, ok := set.get(s.Key, s.Enc); ok {
+					if _, _, keep, err := e.Admit(stored, true, s); err == nil && !keep {
+						i++
+						return true
+					}
+				}
+			}
+			return false
+		}
+		x, err := e.ExpandSkipping(sc, it.s, skip, func(s check.BFSState) {
 			out.add(owner(s.Key, t.Parts), item{s: s, order: append(slices.Clip(it.order), i)})
 			i++
 		})
@@ -157,6 +169,25 @@ func (w *Worker) levelPart(ctx context.Context, t task) (rangeResult, bool) {
 	w.seen[partKey{t.Search, t.Part}] = seen
 	w.seenMu.Unlock()
 	return res, true
+}
+
+// knownStates are the visited sets this worker holds for the task's
+// search, by partition (nil: none), own the task's partition's through
+// the level before. A successor one of them stores with a sleep set no
+// larger than its own is not sent: its owner would not admit it (the
+// stored sets only shrink as states are admitted again), so the worker
+// saves encoding, sending and decoding it.
+func (w *Worker) knownStates(t task, own *visitedSet) []*visitedSet {
+	known := make([]*visitedSet, t.Parts)
+	w.seenMu.Lock()
+	defer w.seenMu.Unlock()
+	for k, c := range w.seen {
+		if k.search == t.Search && k.part >= 0 && k.part < t.Parts {
+			known[k.part] = c.set
+		}
+	}
+	known[t.Part] = own
+	return known
 }
 
 // visited is partition Part's visited set through level Level-1: the
