@@ -166,3 +166,45 @@ func TestExpanderRefusesAnUnknownRenaming(t *testing.T) {
 		}
 	}
 }
+
+// ExpandSkipping asks about each successor before encoding it: the ones
+// skip refuses are neither encoded nor emitted, the others are emitted
+// as Expand emits them, world included.
+func TestExpanderSkipsBeforeEncoding(t *testing.T) {
+	cfg := check.Config{Scenario: "vitess-messager", Preset: "lock-level", Variant: "fixed", Params: map[string]any{"clients": 2, "iterations": 1},
+		Strategy: check.BFS, Reductions: check.DefaultReductions(check.BFS)}
+	e, err := check.NewExpander(catalog.New(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.EncodeStates(); err != nil {
+		t.Fatal(err)
+	}
+	var all []check.BFSState
+	if _, err := e.Expand(e.Root(), func(s check.BFSState) { all = append(all, s) }); err != nil {
+		t.Fatal(err)
+	}
+	if len(all) < 2 {
+		t.Fatalf("the initial state has %d successors", len(all))
+	}
+	asked := 0
+	var kept []check.BFSState
+	_, err = e.ExpandSkipping(nil, e.Root(), func(s check.BFSState) bool {
+		if s.World != nil {
+			t.Fatal("skip was asked about a successor already encoded")
+		}
+		asked++
+		return s.Key == all[0].Key
+	}, func(s check.BFSState) { kept = append(kept, s) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if asked != len(all) || len(kept) != len(all)-1 {
+		t.Fatalf("asked about %d successors, kept %d; the state has %d", asked, len(kept), len(all))
+	}
+	for i, s := range kept {
+		if want := all[i+1]; s.Key != want.Key || string(s.World) != string(want.World) || !slices.Equal(s.Path, want.Path) {
+			t.Fatalf("successor %d: %+v, want %+v", i, s, want)
+		}
+	}
+}

@@ -166,7 +166,9 @@ func (w *Worker) levelPart(ctx context.Context, t task) (rangeResult, bool) {
 	seen.set.addAll(next)
 	seen.level = t.Level
 	w.seenMu.Lock()
-	w.seen[partKey{t.Search, t.Part}] = seen
+	if !w.isCancelled(t.Search) { // an ended search's sets are dropped, not kept
+		w.seen[partKey{t.Search, t.Part}] = seen
+	}
 	w.seenMu.Unlock()
 	return res, true
 }

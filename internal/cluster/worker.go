@@ -32,7 +32,8 @@ type Worker struct {
 	cancelled *recentSet
 	sub       *nats.Subscription
 	// seen caches the visited sets of the bfs partitions this worker
-	// merged last, by search and partition.
+	// ran tasks for, by search and partition (dropped when the search
+	// is cancelled or ends).
 	seenMu sync.Mutex
 	seen   map[partKey]*partSeen
 	// redelivered counts the tasks this worker got that another worker
