@@ -25,6 +25,7 @@ var (
 	effClients    = flag.Int("cluster.clients", 2, "BenchmarkBFSEfficiency: the Vitess clients (C)")
 	effIterations = flag.Int("cluster.iterations", 1, "BenchmarkBFSEfficiency: the Vitess iterations (ITER)")
 	effWorkers    = flag.Int("cluster.workers", 2, "BenchmarkBFSEfficiency: the worker processes")
+	effStates     = flag.Int("cluster.states", 0, "BenchmarkBFSEfficiency: the state budget (0: the default, 2,000,000)")
 )
 
 // BenchmarkBFSEfficiency runs one Vitess bfs locally (internal/parallel
@@ -35,15 +36,17 @@ var (
 // other: efficiency is the local bfs's CPU over the cluster's (what
 // predicts the speed-up on N machines), wall the cluster's wall time
 // over the local one's, and the bytes the tasks published a state. The
-// issue's sizes (make bench-cluster):
+// issue's sizes (make bench-cluster runs the first):
 //
 //	go test ./internal/cluster -run '^$' -bench BFSEfficiency -benchtime 1x -timeout 60m -cluster.clients 3 -cluster.iterations 2
+//	go test ./internal/cluster -run '^$' -bench BFSEfficiency -benchtime 1x -timeout 60m -cluster.clients 3 -cluster.iterations 3 -cluster.states 20000000
 func BenchmarkBFSEfficiency(b *testing.B) {
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
 		b.Skip("the workers' CPU time is read from /proc")
 	}
 	cfg := check.Config{Scenario: "vitess-messager", Preset: "lock-level", Variant: "fixed",
-		Params: map[string]any{"clients": *effClients, "iterations": *effIterations}, Strategy: check.BFS, Reductions: check.DefaultReductions(check.BFS)}
+		Params: map[string]any{"clients": *effClients, "iterations": *effIterations}, Strategy: check.BFS, Reductions: check.DefaultReductions(check.BFS),
+		Budget: check.Budget{States: *effStates}}
 	for i := 0; i < b.N; i++ {
 		old := debug.SetGCPercent(parallel.ExhaustiveGCPercent)
 		cpu0, start := selfCPU(), time.Now()
@@ -89,7 +92,7 @@ func BenchmarkBFSEfficiency(b *testing.B) {
 		bytes := coord.LastBFSBytes()
 		nc.Close()
 		emb.Shutdown()
-		if err != nil || dist.States != local.States || dist.Verdict != local.Verdict {
+		if err != nil || dist.States != local.States || dist.Verdict != local.Verdict || dist.Exhaustive != local.Exhaustive {
 			b.Fatalf("distributed: %v, %d states %s; local %d states %s", err, dist.States, dist.Verdict, local.States, local.Verdict)
 		}
 		distCPU := ownCPU + workersCPU
@@ -97,8 +100,8 @@ func BenchmarkBFSEfficiency(b *testing.B) {
 		b.ReportMetric(localCPU/distCPU, "efficiency")
 		b.ReportMetric(distWall.Seconds()/localWall.Seconds(), "wall-ratio")
 		b.ReportMetric(float64(bytes)/float64(dist.States), "B/state")
-		b.Logf("%d states: local %.1fs wall %.1fs CPU; cluster (%d worker processes) %.1fs wall, %.1fs CPU (coordinator and NATS server %.1fs, workers %.1fs); efficiency %.2f, wall ratio %.2f, %.1f B/state published",
-			local.States, localWall.Seconds(), localCPU, *effWorkers, distWall.Seconds(), distCPU, ownCPU, workersCPU,
+		b.Logf("%d states (exhaustive: %v): local %.1fs wall %.1fs CPU; cluster (%d worker processes) %.1fs wall, %.1fs CPU (coordinator and NATS server %.1fs, workers %.1fs); efficiency %.2f, wall ratio %.2f, %.1f B/state published",
+			local.States, local.Exhaustive, localWall.Seconds(), localCPU, *effWorkers, distWall.Seconds(), distCPU, ownCPU, workersCPU,
 			localCPU/distCPU, distWall.Seconds()/localWall.Seconds(), float64(bytes)/float64(dist.States))
 	}
 }
