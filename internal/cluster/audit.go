@@ -75,10 +75,10 @@ func (a *bfsAudit) key(fp uint64, enc string) uint64 {
 	return fp
 }
 
-// merged checks level's tasks (got: their results by partition) against
+// admitted checks level's tasks (got: their results by partition) against
 // the visited-set increments they published, adds the increments to the
 // audit's set and checks the successors of the previous level's sample.
-func (a *bfsAudit) merged(ctx context.Context, level int, got []rangeResult) error {
+func (a *bfsAudit) admitted(ctx context.Context, level int, got []rangeResult) error {
 	s := a.s
 	parts := len(got)
 	keys := make([][]uint64, parts)

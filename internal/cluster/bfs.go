@@ -75,7 +75,7 @@ func (s *bfsSearch) run(ctx context.Context) (check.Result, error) {
 			o.States += r.New
 			frontier += r.Kept
 		}
-		if err := audit.merged(ctx, level, got); err != nil {
+		if err := audit.admitted(ctx, level, got); err != nil {
 			return s.fail(ctx, o, err)
 		}
 		if err := audit.expanded(ctx, level, got); err != nil {
