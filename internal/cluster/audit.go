@@ -164,7 +164,7 @@ func (a *bfsAudit) sample(ctx context.Context, level, p int) ([]item, error) {
 	s := a.s
 	rng := rand.New(rand.NewChaCha8(a.sampleSeed(level, p)))
 	var from []string
-	err := a.retry(ctx, func() error {
+	err := a.retry(ctx, func(ctx context.Context) error {
 		st, err := s.c.js.Stream(ctx, bfsStream)
 		if err != nil {
 			return err
@@ -203,10 +203,14 @@ func (a *bfsAudit) sample(ctx context.Context, level, p int) ([]item, error) {
 
 // retry runs f until it succeeds, for up to LostAfter while the cluster
 // does not answer.
-func (a *bfsAudit) retry(ctx context.Context, f func() error) error {
+func (a *bfsAudit) retry(ctx context.Context, f func(context.Context) error) error {
 	var since time.Time
 	for {
-		err := f()
+		// A request whose server goes away is never answered: bound
+		// each attempt.
+		actx, stop := context.WithTimeout(ctx, publishWait)
+		err := f(actx)
+		stop()
 		if err == nil {
 			return nil
 		}

@@ -2,7 +2,9 @@ package cluster
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
@@ -242,11 +244,9 @@ func (w *Worker) visited(ctx context.Context, t task, exact bool) (*partSeen, er
 	return c, nil
 }
 
-// batch is states or visited entries waiting to be published, and the
-// number of batches published to its subject so far (for message ids).
+// batch is states or visited entries waiting to be published.
 type batch struct {
 	b    []byte
-	n    int
 	prev item // the last state added since the last publication
 }
 
@@ -265,20 +265,26 @@ type publisher struct {
 	bytes int
 }
 
-// batch publishes b's bytes (if any), packed, with an id that a repeated
-// attempt of the same task repeats, so JetStream keeps one copy.
+// batch publishes b's bytes (if any), packed, with an id made of its
+// subject and a digest of its bytes: a repeated attempt of the task that
+// publishes the same batch again is dropped by JetStream as a duplicate,
+// and one that publishes a different batch (a worker that held other
+// visited sets skipped other successors, so its batches break elsewhere)
+// adds it rather than losing it to an id the first attempt used; the
+// owner admits a state sent twice once.
 func (p *publisher) batch(subject string, b *batch) error {
 	if len(b.b) == 0 {
 		return nil
 	}
 	data := pack(b.b)
-	ack, err := p.w.js.PublishAsync(subject, data, jetstream.WithMsgID(subject+"#"+strconv.Itoa(b.n)))
+	sum := sha256.Sum256(data)
+	ack, err := p.w.js.PublishAsync(subject, data, jetstream.WithMsgID(subject+"#"+hex.EncodeToString(sum[:12])))
 	if err != nil {
 		return err
 	}
 	p.acks = append(p.acks, ack)
 	p.bytes += len(data)
-	b.b, b.n, b.prev = b.b[:0], b.n+1, item{}
+	b.b, b.prev = b.b[:0], item{}
 	return nil
 }
 
@@ -437,6 +443,10 @@ func openRead(ctx context.Context, js jetstream.JetStream, filter string) (jetst
 }
 
 func openReadOnce(ctx context.Context, js jetstream.JetStream, filter string) (jetstream.Stream, uint64, jetstream.Consumer, error) {
+	// A request whose server goes away is never answered: bound each
+	// attempt, or a task would wait (and heartbeat) for ever.
+	ctx, stop := context.WithTimeout(ctx, publishWait)
+	defer stop()
 	st, err := js.Stream(ctx, bfsStream)
 	if err != nil {
 		return nil, 0, nil, err
