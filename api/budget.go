@@ -40,7 +40,7 @@ func newMemBudget(total int64, reg prometheus.Registerer) *memBudget {
 		Name: "racetrack_memory_budget_bytes", Help: "The server's memory budget for work (runs, searches, exports, streams, cache).",
 	})
 	budget.Set(float64(total))
-	for _, k := range []string{kindRun, kindSearch, kindExport, kindStream} {
+	for _, k := range []string{kindRun, kindSearch, kindExport, kindStream, kindTrace} {
 		b.reserved.WithLabelValues(k)
 	}
 	reg.MustRegister(budget, b.reserved, b.refused)
@@ -53,6 +53,7 @@ const (
 	kindSearch = "search"
 	kindExport = "export"
 	kindStream = "stream"
+	kindTrace  = "trace" // a log being imported
 )
 
 // grant is memory reserved for one piece of work; release returns it.
@@ -138,6 +139,16 @@ func (g *grant) resize(n int64) {
 	g.b.used += d
 	g.b.mu.Unlock()
 	g.b.reserved.WithLabelValues(g.kind).Add(float64(d))
+}
+
+// split moves n of the grant's bytes to a new grant of the same kind:
+// one reservation shared out among the pieces of work it was made for
+// (the caller resizes it to their sum first).
+func (g *grant) split(n int64) *grant {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.n -= n
+	return &grant{b: g.b, kind: g.kind, n: n}
 }
 
 // release returns the grant's memory; it is idempotent.

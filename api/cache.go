@@ -96,6 +96,18 @@ func (c *timelineCache) get(id string, compute func() (*recording, error)) (*rec
 	return f.rec, f.err
 }
 
+// offer keeps rec unless a recording of its id is kept or being computed
+// already; it never waits (an import offers the executions of a log
+// besides the one it was asked for). The caller still drops its own
+// reference.
+func (c *timelineCache) offer(rec *recording) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.inflight[rec.id]; !ok {
+		c.add(rec)
+	}
+}
+
 // peek returns a cached recording without computing, holding a reference.
 func (c *timelineCache) peek(id string) (*recording, bool) {
 	c.mu.Lock()

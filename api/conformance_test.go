@@ -16,6 +16,8 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/racetrack-sim/racetrack/core/session"
 )
 
 func init() {
@@ -40,6 +42,7 @@ func TestResponsesConformToOpenAPI(t *testing.T) {
 	ts := newTestServer(t, func(c *Config) {
 		c.Static = []fs.FS{os.DirFS(t.TempDir())}
 		c.MaxBodyBytes = 4 << 10
+		c.MaxTraceBytes = 256 << 10
 	})
 	ctx := context.Background()
 	loader := openapi3.NewLoader()
@@ -56,6 +59,9 @@ func TestResponsesConformToOpenAPI(t *testing.T) {
 	require.Equal(t, http.StatusAccepted, res.Status, "%s", res.Body)
 	var job struct{ ID string }
 	res.json(t, &job)
+	trace := ts.importLog(t, session.TraceLog{Log: cartLog})
+	untimed := ts.createRun(t, `{"scenario":"dining-philosophers","seed":4,"params":{"timed":false}}`)
+	ownLog := ts.importLog(t, session.TraceLog{Format: "json", Log: string(ts.get(t, "/api/v1/runs/"+untimed.ID+"/export?format=json").Body)})
 	unknownRun, unknownSearch := "r"+strings.Repeat("0", 20), "s"+strings.Repeat("0", 16)
 	big := `{"scenario":"dining-philosophers","params":{"x":"` + strings.Repeat("a", 5000) + `"}}`
 
@@ -73,6 +79,18 @@ func TestResponsesConformToOpenAPI(t *testing.T) {
 		{"POST", "/api/v1/runs", `{"scenario":"dining-philosophers","preset":"x","maxSteps":-1}`, "application/json", 422},
 		{"POST", "/api/v1/runs", `{}`, "text/html", 415},
 		{"POST", "/api/v1/runs", big, "application/json", 413},
+		{"POST", "/api/v1/traces", `{"format":"shiviz","log":"a x\na {\"a\":1}\nb y\nb {\"a\":1, \"b\":1}\n"}`, "application/json", 201},
+		{"POST", "/api/v1/traces", `{"log":`, "application/json", 400},
+		{"POST", "/api/v1/traces", `{"format":"ndjson","log":"{\"node\":\"a\",\"kind\":\"receive\",\"msg\":1}\n"}`, "application/json", 422},
+		{"POST", "/api/v1/traces", `{}`, "text/html", 415},
+		{"POST", "/api/v1/traces", `{"log":"` + strings.Repeat("a", 257<<10) + `"}`, "application/json", 413},
+		{"GET", "/api/v1/runs/{trace}/steps", "", "", 200},
+		{"POST", "/api/v1/traces/{ownlog}/validations", `{"spec":{"scenario":"dining-philosophers","seed":4,"params":{"timed":false}},"mapping":"identity"}`, "application/json", 200},
+		{"POST", "/api/v1/traces/{ownlog}/validations", `{"spec":`, "application/json", 400},
+		{"POST", "/api/v1/traces/{ownlog}/validations", `{"spec":{"scenario":"dining-philosophers"},"mapping":"nope"}`, "application/json", 422},
+		{"POST", "/api/v1/traces/log-0123456789abcdef/validations", `{"spec":{"scenario":"dining-philosophers"}}`, "application/json", 404},
+		{"POST", "/api/v1/traces/{ownlog}/validations", `{}`, "text/html", 415},
+		{"GET", "/api/v1/runs/{trace}", "", "", 200},
 		{"GET", "/api/v1/runs/{run}", "", "", 200},
 		{"GET", "/api/v1/runs/" + unknownRun, "", "", 404},
 		{"GET", "/api/v1/runs/{run}/steps?from=2&limit=5", "", "", 200},
@@ -136,7 +154,7 @@ func TestResponsesConformToOpenAPI(t *testing.T) {
 
 	covered := map[string]bool{}
 	for _, c := range cases {
-		path := strings.NewReplacer("{run}", run.ID, "{search}", job.ID).Replace(c.path)
+		path := strings.NewReplacer("{run}", run.ID, "{search}", job.ID, "{trace}", trace.ID, "{ownlog}", ownLog.ID).Replace(c.path)
 		name := c.method + " " + path
 		req, err := http.NewRequest(c.method, ts.URL+path, strings.NewReader(c.body))
 		require.NoError(t, err)

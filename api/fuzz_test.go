@@ -2,7 +2,10 @@ package api
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -133,4 +136,90 @@ func FuzzQueryParameters(f *testing.F) {
 			t.Fatalf("status %d for %s: %s", w.Code, u, w.Body)
 		}
 	})
+}
+
+// FuzzCreateTrace drives POST /api/v1/traces end to end (the request
+// decoder, the regular expressions, the importers, the budget): never a
+// 5xx, a refusal always a problem naming a field, and an import's id
+// always opens as a run.
+func FuzzCreateTrace(f *testing.F) {
+	for _, s := range []string{`{"format":"shiviz","log":"a x\na {\"a\":1}\nb y\nb {\"a\":1, \"b\":1}\n"}`,
+		`{"format":"shiviz","parser":"(?<host>\\w+) (?<clock>{.*}) (?<event>.*)","log":"a {\"a\":1} hi"}`,
+		`{"format":"shiviz","delimiter":"^=== (?<trace>.*) ===$","log":"=== 1 ===\na x\na {\"a\":1}\n=== 2 ===\nb y\nb {\"b\":1}"}`,
+		`{"format":"ndjson","log":"{\"node\":\"a\",\"kind\":\"send\",\"msg\":1,\"to\":\"b\"}\n{\"node\":\"b\",\"kind\":\"receive\",\"msg\":1}\n"}`,
+		`{"format":"json","log":"{\"id\":\"r1\"}"}`, `{"parser":"(a+)+$","log":"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!"}`,
+		`{"log":7}`, `{"format":"xml"}`, `[]`, `{"log":"x","id":"log-0"}`} {
+		f.Add([]byte(s))
+	}
+	ts := fuzzServer(f)
+	first := fuzzRequest(ts, http.MethodPost, tracesPath, []byte(`{"format":"shiviz","log":"a x\na {\"a\":1}\n"}`))
+	if first.Code != http.StatusCreated {
+		f.Fatalf("a valid log: %d %s", first.Code, first.Body)
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		rec := fuzzRequest(ts, http.MethodPost, tracesPath, body)
+		switch {
+		case rec.Code >= 500:
+			t.Fatalf("status %d for %q: %s", rec.Code, body, rec.Body)
+		case rec.Code == http.StatusCreated:
+			loc := rec.Header().Get("Location")
+			get := fuzzRequest(ts, http.MethodGet, loc+"/steps", nil)
+			if get.Code != http.StatusOK {
+				t.Fatalf("%s after importing %q: %d %s", loc, body, get.Code, get.Body)
+			}
+		case !bytes.Contains(rec.Body.Bytes(), []byte(`"field":`)):
+			t.Fatalf("%d for %q names no field: %s", rec.Code, body, rec.Body)
+		}
+	})
+}
+
+// FuzzCreateValidation drives POST /api/v1/traces/{id}/validations with
+// arbitrary bodies against a model's own exported run: never a 5xx, and
+// every refusal names a field.
+func FuzzCreateValidation(f *testing.F) {
+	for _, s := range []string{`{"spec":{"scenario":"dining-philosophers","seed":4,"params":{"timed":false}},"mapping":"identity"}`,
+		`{"spec":{"scenario":"dining-philosophers","params":{"timed":false,"philosophers":3}},"maxStates":10}`,
+		`{"spec":{"scenario":"dining-philosophers"},"mapping":"x"}`, `{"spec":null}`, `{"maxStates":1e30}`, `[]`} {
+		f.Add([]byte(s))
+	}
+	ts := fuzzServer(f)
+	run, err := ts.newRun(scenario.RunSpec{Scenario: "dining-philosophers", Seed: 4, Params: map[string]any{"timed": false}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	exp := fuzzRequest(ts, http.MethodGet, "/api/v1/runs/"+run.id+"/export?format=json", nil)
+	body, _ := json.Marshal(map[string]string{"format": "json", "log": exp.Body.String()})
+	imp := fuzzRequest(ts, http.MethodPost, tracesPath, body)
+	var opened struct{ ID string }
+	if err := json.Unmarshal(imp.Body.Bytes(), &opened); err != nil || imp.Code != http.StatusCreated {
+		f.Fatalf("import: %d %s", imp.Code, imp.Body)
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		rec := fuzzRequest(ts, http.MethodPost, tracesPath+"/"+opened.ID+"/validations", body)
+		switch {
+		case rec.Code >= 500:
+			t.Fatalf("status %d for %q: %s", rec.Code, body, rec.Body)
+		case rec.Code != http.StatusOK && !bytes.Contains(rec.Body.Bytes(), []byte(`"field":`)):
+			t.Fatalf("%d for %q names no field: %s", rec.Code, body, rec.Body)
+		}
+	})
+}
+
+// fuzzRequest serves one request as a client on loopback sends it: the
+// host a loopback server answers, and a JSON body's media type; its
+// context ends with it, as a server's does (what it held is let go).
+func fuzzRequest(ts *testServer, method, path string, body []byte) *httptest.ResponseRecorder {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req := httptest.NewRequestWithContext(ctx, method, "http://127.0.0.1"+path, rd)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	rec := httptest.NewRecorder()
+	ts.Handler().ServeHTTP(rec, req)
+	return rec
 }

@@ -107,12 +107,17 @@ func loggerFrom(ctx context.Context) *slog.Logger {
 	return slog.Default()
 }
 
-// limitBody caps every request body.
-func limitBody(limit int64) func(http.Handler) http.Handler {
+// limitBody caps every request body: a log to import (POST
+// /api/v1/traces) at traceLimit, anything else at limit.
+func limitBody(limit, traceLimit int64) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Body != nil {
-				r.Body = http.MaxBytesReader(w, r.Body, limit)
+				n := limit
+				if r.URL.Path == tracesPath {
+					n = traceLimit
+				}
+				r.Body = http.MaxBytesReader(w, r.Body, n)
 			}
 			next.ServeHTTP(w, r)
 		})

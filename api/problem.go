@@ -28,6 +28,8 @@ type Problem struct {
 	// was estimated to need, and what the server's budget had free.
 	NeedBytes int64  `json:"needBytes,omitempty"`
 	FreeBytes *int64 `json:"freeBytes,omitempty"`
+	// Line is the line of an imported log at fault (POST /traces).
+	Line int `json:"line,omitempty"`
 
 	retryAfter int // seconds, sent as Retry-After
 	// kind is the problem's kind (problemTypes) and msg its detail
@@ -108,6 +110,7 @@ func problemOf(err error) error {
 	pt := problemTypes[kind]
 	q := newProblem(pt.Status, kind, pt.Title, e.Field, "%s", e.Message)
 	q.msg = e.Message
+	q.Line = e.Line
 	if e.Field != "" && e.Field != "body" {
 		q.Detail = e.Field + ": " + e.Message
 	}

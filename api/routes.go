@@ -15,7 +15,7 @@ import (
 func (s *Server) routes() http.Handler {
 	r := chi.NewRouter()
 	r.Use(middleware.RequestID, withLogger(s.log), recoverer, s.observe, securityHeaders,
-		s.checkHost, s.authenticate, s.crossOrigin, requireJSON, limitBody(s.cfg.MaxBodyBytes))
+		s.checkHost, s.authenticate, s.crossOrigin, requireJSON, limitBody(s.cfg.MaxBodyBytes, s.cfg.MaxTraceBytes))
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, notFound("path", "no route for path %s", r.URL.Path))
 	})
@@ -37,6 +37,8 @@ func (s *Server) routes() http.Handler {
 		r.Get("/scenarios", s.listScenarios)
 		r.Get("/formats", listFormats)
 		r.Post("/runs", s.createRun)
+		r.Post("/traces", s.createTrace)
+		r.Post("/traces/{id}/validations", s.createValidation)
 		r.Route("/runs/{id}", func(r chi.Router) {
 			r.Get("/", s.getRun)
 			r.Get("/steps", s.getSteps)

@@ -127,8 +127,11 @@ func (s *Server) executeFor(ctx context.Context, n scenario.Normal) (rec *record
 // lookupRun resolves a run id: the cache, else the stored spec
 // (recomputed). The caller drops the recording when done.
 func (s *Server) lookupRun(id string) (*recording, error) {
+	if logID, k, ok := session.ExecutionOf(id); ok {
+		return s.lookupTrace(id, logID, k)
+	}
 	if !runIDPattern.MatchString(id) {
-		return nil, notFound("id", "no run with id %q: a run id is r followed by 20 hex digits", truncate(id, 40))
+		return nil, notFound("id", "no run with id %q: a run id is r followed by 20 hex digits (an imported log's, log- and 16)", truncate(id, 40))
 	}
 	if rec, ok := s.timelines.peek(id); ok {
 		return rec, nil

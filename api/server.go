@@ -54,6 +54,10 @@ type Config struct {
 	HeapLimit int64
 
 	MaxBodyBytes int64 // default 1 MiB
+	// MaxTraceBytes bounds the body of POST /api/v1/traces (a log to
+	// import), default 64 MiB; the import's memory is reserved from the
+	// budget besides.
+	MaxTraceBytes int64
 	// MaxRunSteps is the step budget a run may ask for: default 1,000,000,
 	// or the largest preset's default when that is more. A limit below a
 	// preset's default is a configuration error (New fails).
@@ -105,6 +109,9 @@ func (c *Config) defaults() {
 	}
 	if c.MaxBodyBytes <= 0 {
 		c.MaxBodyBytes = 1 << 20
+	}
+	if c.MaxTraceBytes <= 0 {
+		c.MaxTraceBytes = 64 << 20
 	}
 	if c.MaxRunSteps <= 0 {
 		c.MaxRunSteps = max(1_000_000, largestPreset(c.Registry))

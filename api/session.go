@@ -47,9 +47,10 @@ func (s *Server) sessionStream(w http.ResponseWriter, r *http.Request) {
 	c.SetReadLimit(-1) // the reader bounds messages itself, and answers
 	out := newOutbox(sessionQueue)
 	runs := &serverRuns{s: s, ctx: ctx}
+	sessionCfg := session.Config{Registry: s.reg, Runs: runs, Traces: runs, Limits: s.sessionLimits()}
 	defer runs.dropAll()
 	conn := &sessionConn{s: s, ctx: ctx, out: out, start: time.Now(), inflight: make(chan struct{}, sessionInflight),
-		sess: session.New(session.Config{Registry: s.reg, Runs: runs, Limits: s.sessionLimits()})}
+		sess: session.New(sessionCfg)}
 	conn.lastRequest.Store(time.Now().UnixNano())
 	writerDone := make(chan struct{})
 	var writeErr error
@@ -84,7 +85,8 @@ func (s *Server) sessionStream(w http.ResponseWriter, r *http.Request) {
 // sessionLimits are the server's bounds as a session's.
 func (s *Server) sessionLimits() session.Limits {
 	return session.Limits{MaxRunSteps: s.cfg.MaxRunSteps, MaxSearchStates: s.cfg.MaxSearchStates,
-		MaxSearchRuns: s.cfg.MaxSearchRuns, MaxSearchSeconds: s.cfg.MaxSearchSeconds, MaxSearchWorkers: check.MaxWorkers}
+		MaxSearchRuns: s.cfg.MaxSearchRuns, MaxSearchSeconds: s.cfg.MaxSearchSeconds, MaxSearchWorkers: check.MaxWorkers,
+		MaxCheckPathBytes: validationPathBytes}
 }
 
 // sessionConn is one socket's session and its requests in flight.
@@ -314,13 +316,19 @@ func (r *serverRuns) Get(n scenario.Normal) (*timeline.Timeline, error) {
 	if err != nil {
 		return nil, sessionErrorOf(err)
 	}
+	r.keep(rec)
+	return rec.tl, nil
+}
+
+// keep holds rec for the socket, taking over the caller's reference.
+func (r *serverRuns) keep(rec *recording) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for i, h := range r.held {
 		if h == rec {
 			rec.drop() // already held once
 			r.held = append(append(r.held[:i:i], r.held[i+1:]...), rec)
-			return rec.tl, nil
+			return
 		}
 	}
 	r.held = append(r.held, rec)
@@ -328,7 +336,6 @@ func (r *serverRuns) Get(n scenario.Normal) (*timeline.Timeline, error) {
 		r.held[0].drop()
 		r.held = r.held[1:]
 	}
-	return rec.tl, nil
 }
 
 // dropAll gives back every recording held.

@@ -45,6 +45,14 @@ func (sc *sessionConn) admit(req session.Request) (session.Request, func(), erro
 			req.Args = args
 		}
 		return req, g.release, nil
+	case "check":
+		g, ok, err := sc.admitCheck(req.Args)
+		if err != nil {
+			return req, nil, err
+		}
+		if ok {
+			return req, g.release, nil
+		}
 	case "layout":
 		g, ok, err := sc.admitLayout(req.Args)
 		if err != nil {

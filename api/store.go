@@ -52,7 +52,7 @@ func OpenStore(path string) (*Store, error) {
 		return nil, fmt.Errorf("api: open store %s: %w", path, storeFault(err))
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketRuns, bucketSearches} {
+		for _, b := range [][]byte{bucketRuns, bucketSearches, bucketTraces, bucketTraceLogs} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}

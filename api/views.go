@@ -264,6 +264,9 @@ func (s *Server) getForks(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	view(w, r, func() (any, error) {
+		if rec.tl.IsImported() {
+			return session.LoneTree(rec.tl)
+		}
 		tree, err := s.store.ForkTree(rec.spec, len(rec.summary.Violations))
 		var se *session.Error
 		if errors.As(err, &se) && se.Field == "run" {

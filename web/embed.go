@@ -6,5 +6,5 @@ import "embed"
 
 // Files are the page's files, at their paths under web/.
 //
-//go:embed index.html style.css worker.js engine.json js
+//go:embed index.html style.css worker.js upload.js engine.json js
 var Files embed.FS

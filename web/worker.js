@@ -29,14 +29,23 @@ const ready = (async () => {
   return self.racetrack;
 })();
 
+// A message is a request's JSON text, or {text, log: Blob}: a request
+// whose args.log is a file the page handed over unread, read here so that
+// the page's thread never holds a large log.
 self.onmessage = async (e) => {
+  let text = e.data;
   try {
+    if (typeof text !== "string") {
+      const req = JSON.parse(e.data.text);
+      req.args.log = await e.data.log.text();
+      text = JSON.stringify(req);
+    }
     const rt = await ready;
-    rt.handle(e.data, (text) => self.postMessage(text));
+    rt.handle(text, (reply) => self.postMessage(reply));
   } catch (err) {
     let id = null;
     try {
-      id = JSON.parse(e.data).id;
+      id = JSON.parse(typeof e.data === "string" ? e.data : e.data.text).id;
     } catch (_) {
       /* answered on id null */
     }

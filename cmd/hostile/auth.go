@@ -27,6 +27,8 @@ func (s *suite) authAttacks() {
 	defer srv.Stop()
 	spec := `{"scenario":"dining-philosophers","seed":1}`
 	search := `{"scenario":"dining-philosophers","strategy":"random","budget":{"runs":100}}`
+	trace := `{"format":"shiviz","log":"a x\na {\"a\":1}\n"}`
+	validation := `{"spec":{"scenario":"dining-philosophers","params":{"timed":false}}}`
 	req := func(method, path, body, token string) int {
 		var rd *strings.Reader
 		if body == "" {
@@ -59,6 +61,11 @@ func (s *suite) authAttacks() {
 		{"auth: a token's prefix", "GET", "/api/v1/scenarios", "", full[:12], 401},
 		{"auth: read-only token creates a run", "POST", "/api/v1/runs", spec, readOnly, 403},
 		{"auth: read-only token starts a search", "POST", "/api/v1/searches", search, readOnly, 403},
+		{"auth: import a log without a token", "POST", "/api/v1/traces", trace, "", 401},
+		{"auth: read-only token imports a log", "POST", "/api/v1/traces", trace, readOnly, 403},
+		{"auth: full token imports a log", "POST", "/api/v1/traces", trace, full, 201},
+		{"auth: validate a log without a token", "POST", "/api/v1/traces/log-0123456789abcdef/validations", validation, "", 401},
+		{"auth: read-only token validates a log", "POST", "/api/v1/traces/log-0123456789abcdef/validations", validation, readOnly, 403},
 		{"auth: read-only token lists scenarios", "GET", "/api/v1/scenarios", "", readOnly, 200},
 		{"auth: /healthz without a token", "GET", "/healthz", "", "", 200},
 	} {

@@ -138,6 +138,7 @@ func run(o options) (*report, error) {
 	s.inSchema()
 	s.memory()
 	s.searchFlood()
+	s.traces()
 	s.authAttacks()
 	s.natsAttacks()
 	slow()

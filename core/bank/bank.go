@@ -209,7 +209,7 @@ func Scenario() *scenario.Scenario {
 		},
 		Presets: []scenario.Preset{
 			{ID: "two-clerks", Title: "Two clerks, 100 in the account, 80 each", Story: "Every step is a scheduling choice.",
-				Params: map[string]any{}, MaxTime: 1000, MaxSteps: 1000, Property: NoOverdraft, Reach: Contended},
+				Params: scenario.Set(func(*Params) {}), MaxTime: 1000, MaxSteps: 1000, Property: NoOverdraft, Reach: Contended},
 		},
 		Props:        properties,
 		Capabilities: capabilities,

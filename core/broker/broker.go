@@ -7,8 +7,10 @@
 //
 // It is the message-passing model of docs/writing-a-model.md: every
 // process is an actor whose handlers are declared once per message type
-// in a sim.Actor table (replica.go, cluster.go). Like every model in core
-// it performs no I/O and reads no clock.
+// in a sim.Actor table (replica.go, cluster.go). Next to them, logmap.go
+// declares how a logged execution of the partition maps to those rows
+// (sim.LogMap "broker"), so that a log validates against either variant.
+// Like every model in core it performs no I/O and reads no clock.
 package broker
 
 import (

@@ -9,4 +9,5 @@ var capabilities = sim.Capabilities[*Broker]{
 	Describe:     (*Broker).Describe,
 	View:         (*Broker).View,
 	PayloadTypes: (*Broker).PayloadTypes,
+	Logs:         []sim.LogMap[*Broker]{brokerLog},
 }

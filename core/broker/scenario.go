@@ -44,10 +44,10 @@ func Scenario() *scenario.Scenario {
 		Presets: []scenario.Preset{
 			{ID: "restart-then-failover", Title: "One record; the follower restarts, then the leader fails",
 				Story:  "Every step is a scheduling choice; no message is lost.",
-				Params: map[string]any{}, MaxTime: 1000, MaxSteps: 200, Property: AckedKept, Reach: RestartedBehind},
+				Params: scenario.Set(func(*Params) {}), MaxTime: 1000, MaxSteps: 200, Property: AckedKept, Reach: RestartedBehind},
 			{ID: "lossy", Title: "One record, and the network may lose one replication message",
 				Story:  "As restart-then-failover, and one fetch or fetch response may be lost (a two-way choice per message, which bfs enumerates).",
-				Params: map[string]any{"losses": 1}, MaxTime: 1000, MaxSteps: 200, Property: AckedKept, Reach: RestartedBehind},
+				Params: scenario.Set(func(p *Params) { p.Losses = 1 }), MaxTime: 1000, MaxSteps: 200, Property: AckedKept, Reach: RestartedBehind},
 		},
 		Props:        properties,
 		Capabilities: capabilities,

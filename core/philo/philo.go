@@ -282,9 +282,9 @@ func Scenario() *scenario.Scenario {
 		},
 		Presets: []scenario.Preset{
 			{ID: "table", Title: "Five philosophers, timed", Story: "Random think times; the deadlock needs all five to be hungry at once.",
-				Params: map[string]any{}, MaxTime: 60_000, MaxSteps: 100_000, Property: sim.NoDeadlockName, Reach: "all-hungry"},
+				Params: scenario.Set(func(*Params) {}), MaxTime: 60_000, MaxSteps: 100_000, Property: sim.NoDeadlockName, Reach: "all-hungry"},
 			{ID: "lock-level", Title: "Untimed interleavings", Story: "Every step is a scheduling choice: the configuration for exhaustive search.",
-				Params: map[string]any{"timed": false, "meals": int64(1)}, MaxTime: 60_000, MaxSteps: 100_000, Property: sim.NoDeadlockName, Reach: "all-hungry"},
+				Params: scenario.Set(func(p *Params) { p.Timed, p.Meals = false, 1 }), MaxTime: 60_000, MaxSteps: 100_000, Property: sim.NoDeadlockName, Reach: "all-hungry"},
 		},
 		Props:        properties,
 		Capabilities: capabilities,

@@ -44,6 +44,16 @@ func (n Normal) ID() string { return n.spec.ID() }
 // World builds the model and a fresh world at step 0, ready to step:
 // the chooser replays the spec's schedule, then draws from the seed.
 func (n Normal) World(opt Options) (*sim.World, error) {
+	var ch sim.Chooser = sim.NewRandomChooser(n.spec.Seed)
+	if len(n.spec.Schedule) > 0 {
+		ch = sim.NewReplayChooser(n.spec.Schedule, ch)
+	}
+	return n.WorldWith(ch, opt)
+}
+
+// WorldWith is World with the given chooser making every choice, those
+// of the model's Init included (a search that decides them itself).
+func (n Normal) WorldWith(ch sim.Chooser, opt Options) (*sim.World, error) {
 	if n.sc == nil {
 		return nil, ErrNotChecked
 	}
@@ -57,10 +67,6 @@ func (n Normal) World(opt Options) (*sim.World, error) {
 			return nil, fe
 		}
 		return nil, &FieldError{Field: "params", Msg: fmt.Sprintf("scenario %s cannot build this combination: %v", n.sc.ID, err)}
-	}
-	var ch sim.Chooser = sim.NewRandomChooser(n.spec.Seed)
-	if len(n.spec.Schedule) > 0 {
-		ch = sim.NewReplayChooser(n.spec.Schedule, ch)
 	}
 	return sim.NewWorld(m, n.spec.Seed, ch, sim.Options{Trace: opt.Trace, StopOnViolation: opt.StopOnViolation, Capabilities: n.sc.Capabilities}), nil
 }

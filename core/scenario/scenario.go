@@ -25,9 +25,14 @@ type Variant struct {
 // Preset is a named configuration: parameter values over the defaults, and
 // the budget a run of it needs.
 type Preset struct {
-	ID     string         `json:"id"`
-	Title  string         `json:"title"`
-	Story  string         `json:"story"`
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	Story string `json:"story"`
+	// Params are the values the preset sets, by parameter name. Fill it
+	// with Set, which names them by the fields of the model's params
+	// struct, so that the compiler checks each name and type; a map
+	// literal (map[string]any{"clients": 2}) still works, is checked only
+	// when the registry is built, and is deprecated.
 	Params map[string]any `json:"params"`
 	// MaxTime (ms) and MaxSteps are the default budgets of a run.
 	MaxTime  float64 `json:"maxTime"`

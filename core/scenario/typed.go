@@ -23,8 +23,8 @@ type Model[M sim.Model, P any, V ~string] struct {
 	// Variants are the versions of the modelled code; the first is the
 	// default (by convention the buggy one).
 	Variants []VariantOf[V]
-	// Presets set parameters by their names (P's param tags) over the
-	// defaults.
+	// Presets set parameters over the defaults; fill each one's Params
+	// with Set[P], which names them by P's fields.
 	Presets []Preset
 	// Rules relate parameters; a spec that breaks one is refused.
 	Rules []Rule

@@ -9,4 +9,5 @@ var capabilities = sim.Capabilities[*Model]{
 	View:     (*Model).View,
 
 	PayloadTypes: (*Model).PayloadTypes,
+	Logs:         []sim.LogMap[*Model]{clusterLog},
 }

@@ -30,6 +30,10 @@ func newCursor(tl *timeline.Timeline) *cursor { return &cursor{tl: tl, at: -1} }
 
 // moveTo puts the cursor on the world after step i (0 <= i < Len).
 func (c *cursor) moveTo(i int) error {
+	if c.tl.IsImported() { // a log has no world to replay: its logged fields are its state
+		c.at = i
+		return nil
+	}
 	if c.w == nil || i < c.at || i-c.at > seekFartherThan {
 		w, err := c.tl.Seek(i)
 		if err != nil {
@@ -53,6 +57,13 @@ func (c *cursor) moveTo(i int) error {
 // only when a process or a mutex changed: a playing stream calls this for
 // every frame. The result is valid until the next call.
 func (c *cursor) view() []sim.Group {
+	if c.tl.IsImported() {
+		sv, err := c.tl.StateAt(c.at)
+		if err != nil {
+			return nil
+		}
+		return sv.Groups
+	}
 	w := c.w
 	var groups []sim.Group
 	if v, ok := w.View(); ok {

@@ -12,6 +12,12 @@
 //	scenarios     {}                            []scenario.Scenario: the catalog
 //	formats       {}                            []Format: the export formats
 //	open          {spec}                        scenario.Summary (the run is recorded or found in the cache)
+//	openTrace     {format, parser, delimiter,   TraceOpened: a real system's log imported (ImportTrace, core/ingest),
+//	              log} or {id}                  each execution a run of the session; {id} opens a log the engine
+//	                                            keeps (a server's stored trace); a refused log names the line (Error.Line)
+//	check         {run, spec, mapping,          Checked: an imported execution against a model (ValidateTrace, core/conform):
+//	              maxStates, fromSeed}          the verdict, and the aligned model run opened in the session
+//	mappings      {scenario}                    []conform.Mapping: the log mappings the scenario's model offers a check
 //	steps         {run, from, limit}            StepsPage
 //	find          {run, step, kind, back}       Found: the next (back: previous) step of kind message, lock,
 //	                                            violation, choice, proc=P or "" (any), from the timeline's index

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/racetrack-sim/racetrack/core/check"
+	"github.com/racetrack-sim/racetrack/core/ingest"
 	"github.com/racetrack-sim/racetrack/core/scenario"
 	"github.com/racetrack-sim/racetrack/core/sim"
 	"github.com/racetrack-sim/racetrack/core/timeline"
@@ -32,6 +33,8 @@ type Error struct {
 	// Errors lists every rejected argument when there are several (the
 	// first is Field and Message).
 	Errors []FieldIssue `json:"errors,omitempty"`
+	// Line is the line of an imported log at fault (openTrace), from 1.
+	Line int `json:"line,omitempty"`
 }
 
 // FieldIssue is one rejected argument.
@@ -77,7 +80,10 @@ func AsError(err error, prefix string) *Error {
 		}
 		return e
 	}
+	var tle *ingest.TooLargeError
 	switch {
+	case errors.As(err, &tle):
+		return &Error{Code: CodeInvalid, Field: "log", Message: tle.Error()}
 	case errors.Is(err, timeline.ErrStepRange):
 		return &Error{Code: CodeInvalid, Field: "step", Message: err.Error()}
 	case errors.Is(err, timeline.ErrChoice):

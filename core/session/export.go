@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/racetrack-sim/racetrack/core/export"
-	"github.com/racetrack-sim/racetrack/core/scenario"
 	"github.com/racetrack-sim/racetrack/core/timeline"
 	"github.com/racetrack-sim/racetrack/core/viz"
 )
@@ -133,13 +132,18 @@ func Export(tl *timeline.Timeline, parent *timeline.Branch, format string) (Expo
 	if err := write(&b, tl); err != nil {
 		return Exported{}, err
 	}
-	return Exported{Format: f.ID, Name: exportName(tl.Spec()) + f.Suffix, Media: f.Media, Text: b.String()}, nil
+	return Exported{Format: f.ID, Name: exportName(tl) + f.Suffix, Media: f.Media, Text: b.String()}, nil
 }
 
 // exportName names an export after what it holds: scenario, variant and
 // seed, and "-schedule" for a run that follows a schedule of its own (a
-// fork or a search's counterexample), e.g. dining-philosophers-buggy-seed7.
-func exportName(spec scenario.RunSpec) string {
+// fork or a search's counterexample), e.g. dining-philosophers-buggy-seed7;
+// an imported log by its id.
+func exportName(tl *timeline.Timeline) string {
+	if tl.IsImported() {
+		return tl.ID()
+	}
+	spec := tl.Spec()
 	name := fmt.Sprintf("%s-%s-seed%d", spec.Scenario, spec.Variant, spec.Seed)
 	if spec.Schedule != nil {
 		name += "-schedule"

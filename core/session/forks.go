@@ -61,8 +61,12 @@ type ForkEdge struct {
 
 // Forks returns the fork tree that holds a run, from its root.
 func (s *Session) Forks(run string) (ForkNode, error) {
-	if _, err := s.Timeline(run); err != nil {
+	tl, err := s.Timeline(run)
+	if err != nil {
 		return ForkNode{}, err
+	}
+	if tl.IsImported() {
+		return LoneTree(tl)
 	}
 	return ForkTree(run, func(id string) (ForkInfo, bool) {
 		info, ok := s.known[id]
@@ -71,6 +75,12 @@ func (s *Session) Forks(run string) (ForkNode, error) {
 		}
 		return ForkInfo{Spec: info.spec.Spec(), Parent: info.parent, Children: info.children, Violations: info.violations}, true
 	})
+}
+
+// LoneTree is the fork tree of a logged execution: itself alone, since a
+// log records no choices to fork at.
+func LoneTree(tl *timeline.Timeline) (ForkNode, error) {
+	return ForkTree(tl.ID(), func(id string) (ForkInfo, bool) { return ForkInfo{Violations: len(tl.Violations())}, id == tl.ID() })
 }
 
 // ForkInfo is what a fork tree shows of one run.

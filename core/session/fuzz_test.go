@@ -28,6 +28,8 @@ func FuzzCall(f *testing.F) {
 		f.Add(m, []byte(`{"scenario":"vitess-messager","strategy":"dfs","budget":{"states":100}}`))
 		f.Add(m, []byte(`{"spec":{"scenario":"tarantool-raft-relay","schedule":[1,2,3]}}`))
 		f.Add(m, []byte(`[1,2`))
+		f.Add(m, []byte(`{"format":"shiviz","log":"a x\na {\"a\":1}\nb y\nb {\"a\":1, \"b\":1}\n","parser":"","delimiter":"^-$"}`))
+		f.Add(m, []byte(`{"format":"ndjson","log":"{\"node\":\"a\",\"kind\":\"lock\",\"obj\":\"mu\"}\n"}`))
 	}
 	f.Fuzz(func(t *testing.T, method string, args []byte) {
 		out, err := s.Call("f", method, args)

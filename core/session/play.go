@@ -239,7 +239,7 @@ func (s *fieldState) update(groups []sim.Group, full bool) []ChangedField {
 	prev := s.fields
 	s.fields, s.spare = next, prev
 	if full || prev == nil {
-		return append([]ChangedField(nil), next...)
+		return append([]ChangedField{}, next...) // [] even when the view has no field (a log)
 	}
 	changed := []ChangedField{}
 	if sameLayout(prev, next) {

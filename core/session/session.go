@@ -25,13 +25,19 @@ type Limits struct {
 	// workers. A transport that allows more passes a Stepper pipe to
 	// Serve, which runs the search's work on them.
 	MaxSearchWorkers int
+	// MaxCheckPathBytes bounds the worlds a check's search keeps along
+	// its path (conform.Options.MaxBytes); 0: conform's default.
+	MaxCheckPathBytes int64
 }
 
 // Config builds a Session.
 type Config struct {
 	Registry *scenario.Registry // required
 	// Runs provides the timelines; nil: a Cache with its default bounds.
-	Runs   Runs
+	Runs Runs
+	// Traces keeps imported logs; nil: a TraceCache with its default
+	// bounds.
+	Traces Traces
 	Limits Limits
 }
 
@@ -45,10 +51,15 @@ const maxKnown = 4096
 type Session struct {
 	reg    *scenario.Registry
 	runs   Runs
+	traces Traces
 	limits Limits
 
 	known map[string]*runInfo
 	order []string // ids of known, oldest first
+	// traceRuns are the imported executions opened (openTrace), by run
+	// id; traceOrder holds them oldest first.
+	traceRuns  map[string]bool
+	traceOrder []string
 
 	searches map[string]*Search
 	player   *Player
@@ -84,13 +95,17 @@ func New(cfg Config) *Session {
 	if runs == nil {
 		runs = NewCache(cfg.Registry, 0, 0)
 	}
-	return &Session{reg: cfg.Registry, runs: runs, limits: cfg.Limits,
-		known: map[string]*runInfo{}, searches: map[string]*Search{}}
+	traces := cfg.Traces
+	if traces == nil {
+		traces = NewTraceCache()
+	}
+	return &Session{reg: cfg.Registry, runs: runs, traces: traces, limits: cfg.Limits,
+		known: map[string]*runInfo{}, traceRuns: map[string]bool{}, searches: map[string]*Search{}}
 }
 
 // Methods lists the methods Call answers, in the order of the package
 // documentation's table.
-var Methods = []string{"scenarios", "formats", "open", "steps", "find", "state", "alternatives", "fork", "forks",
+var Methods = []string{"scenarios", "formats", "open", "openTrace", "check", "mappings", "steps", "find", "state", "alternatives", "fork", "forks",
 	"compare", "slice", "layout", "charts", "export", "search", "cancel", "play", "pause"}
 
 // Call runs one method. id is the caller's name for this call (the
@@ -118,6 +133,24 @@ func (s *Session) call(id, method string, args json.RawMessage) (any, error) {
 			return nil, s.openErrors(a, err)
 		}
 		return s.Open(a)
+	case "openTrace":
+		var a TraceArgs
+		if err := decode(args, &a); err != nil {
+			return nil, err
+		}
+		return s.OpenTrace(a)
+	case "check":
+		var a CheckArgs
+		if err := decode(args, &a); err != nil {
+			return nil, err
+		}
+		return s.Check(a)
+	case "mappings":
+		var a MappingsArgs
+		if err := decode(args, &a); err != nil {
+			return nil, err
+		}
+		return s.Mappings(a)
 	case "steps":
 		return withRun(s, args, func(tl *timeline.Timeline, a *StepsArgs) (any, error) { return Steps(tl, a.From, a.Limit) })
 	case "find":
@@ -330,6 +363,9 @@ func (s *Session) Timeline(id string) (*timeline.Timeline, error) {
 	if id == "" {
 		return nil, errorf(CodeBadRequest, "run", "run (a run id from open) is required")
 	}
+	if s.traceRuns[id] {
+		return s.traces.Timeline(id)
+	}
 	info, ok := s.known[id]
 	if !ok {
 		return nil, errorf(CodeNotFound, "run", "run %q is not open in this session; open its spec first", clip(id, 40))
@@ -369,6 +405,14 @@ func (s *Session) Compare(a CompareArgs) (timeline.Comparison, error) {
 
 // CompareRuns aligns two runs of one scenario.
 func CompareRuns(ta, tb *timeline.Timeline) (timeline.Comparison, error) {
+	for _, x := range []struct {
+		name string
+		tl   *timeline.Timeline
+	}{{"a", ta}, {"b", tb}} {
+		if x.tl.IsImported() {
+			return timeline.Comparison{}, errorf(CodeInvalid, x.name, "%s is an imported log, which has no model run to compare; compare two runs of one scenario", x.name)
+		}
+	}
 	if x, y := ta.Spec().Scenario, tb.Spec().Scenario; x != y {
 		return timeline.Comparison{}, errorf(CodeInvalid, "b", "b is a run of %s and a of %s; compare two runs of one scenario", y, x)
 	}

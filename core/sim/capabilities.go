@@ -83,6 +83,11 @@ type Capabilities[M Model] struct {
 	// stubborn sets.
 	MayTouch func(m M, w *World, p ProcID) []MutexID
 
+	// Logs declares how logged executions of real programs map to the
+	// model (see LogMap), for validating a log against it; the first is
+	// the default.
+	Logs []LogMap[M]
+
 	// accepts reports whether a model is of the declared type; set by
 	// Erase (nil: any model, a declaration of M = Model).
 	accepts func(Model) bool
@@ -142,6 +147,9 @@ func (c Capabilities[M]) Erase() *Capabilities[Model] {
 	if f := c.MayTouch; f != nil {
 		e.MayTouch = func(m Model, w *World, p ProcID) []MutexID { return f(m.(M), w, p) }
 	}
+	for _, l := range c.Logs {
+		e.Logs = append(e.Logs, l.Erase())
+	}
 	return e
 }
 
@@ -155,7 +163,28 @@ func (c *Capabilities[M]) Check() error {
 	case c.ProcSignature != nil && c.Symmetries == nil:
 		return fmt.Errorf("sim: capabilities of %s: ProcSignature needs Symmetries", c.model)
 	}
+	names := map[string]bool{}
+	for i := range c.Logs {
+		if err := c.Logs[i].Check(); err != nil {
+			return fmt.Errorf("sim: capabilities of %s: %w", c.model, err)
+		}
+		if names[c.Logs[i].Name] {
+			return fmt.Errorf("sim: capabilities of %s: log mapping %q declared twice", c.model, c.Logs[i].Name)
+		}
+		names[c.Logs[i].Name] = true
+	}
 	return nil
+}
+
+// Log is the log mapping of the given name ("" the first), and whether
+// the model declares it.
+func (c *Capabilities[M]) Log(name string) (*LogMap[M], bool) {
+	for i := range c.Logs {
+		if name == "" || c.Logs[i].Name == name {
+			return &c.Logs[i], true
+		}
+	}
+	return nil, false
 }
 
 // Offered names the capabilities offered (the fields set), in

@@ -34,11 +34,32 @@ type Chooser interface {
 
 // RandomChooser draws every choice from a PCG generator seeded by the run's
 // seed.
-type RandomChooser struct{ rng *rand.Rand }
+type RandomChooser struct {
+	src rand.PCG
+	rng *rand.Rand
+}
 
 // NewRandomChooser returns a chooser seeded with seed.
 func NewRandomChooser(seed uint64) *RandomChooser {
-	return &RandomChooser{rng: rand.New(rand.NewPCG(seed, seed^0x5851f42d4c957f2d))}
+	r := &RandomChooser{src: *rand.NewPCG(seed, seed^0x5851f42d4c957f2d)}
+	r.rng = rand.New(&r.src)
+	return r
+}
+
+// Clone is an independent chooser at the same point of the stream: what
+// a search that branches a run needs to keep drawing the values that
+// run would have drawn.
+func (r *RandomChooser) Clone() *RandomChooser {
+	c := &RandomChooser{src: r.src}
+	c.rng = rand.New(&c.src)
+	return c
+}
+
+// HashInto folds the stream's position (two choosers at one position
+// draw the same values from then on).
+func (r *RandomChooser) HashInto(h *Hasher) {
+	next := r.src // a copy: the stream does not move
+	h.Uint64(next.Uint64())
 }
 
 // Choose draws uniformly.

@@ -31,63 +31,76 @@ func (m *Model) disconnect(w *sim.World, b, a int, tell bool) {
 	ap.Since = w.Now()
 }
 
-// handleApplier runs one step of b's applier from master a. Applier
-// fibers live in b's tx thread, so they run raft_process_msg directly.
-func (m *Model) handleApplier(w *sim.World, p *sim.Proc, ev *sim.Event, b, a int) string {
-	ap := m.applier(b, a)
-	if ev.Kind == sim.EvTimer {
-		switch ev.Timer {
-		case tagConnect:
-			ap.Connect = 0
-			if ap.Status != applierOff {
-				return "already connected"
-			}
-			return m.connect(w, b, a)
-		case tagApplTick:
-			if ev.TimerID != ap.Tick {
-				return "stale timer"
-			}
-			ap.Tick = w.SetTimer(p.ID, m.cfg.ReplicationTimeout, tagApplTick)
-			return m.applierTick(w, b, a)
-		}
-		return "unknown timer"
-	}
-	switch msg := ev.Payload.(type) {
-	case subscribeReply:
-		if msg.Epoch != ap.Epoch || ap.Status != applierConnecting {
+// applierOf is the applier p runs: replica b's applier from master a.
+func (m *Model) applierOf(p *sim.Proc) (ap *applier, b, a int) {
+	a, b = m.roles[p.ID].a, m.roles[p.ID].b
+	return m.applier(b, a), b, a
+}
+
+// applierTable is replica b's applier from master a. Applier fibers live
+// in b's tx thread, so they run raft_process_msg directly.
+var applierTable = sim.Handlers[*Model]{
+	sim.On("follows, or retries after a refusal", func(m *Model, w *sim.World, p *sim.Proc, msg sim.Msg[subscribeReply]) string {
+		ap, b, a := m.applierOf(p)
+		if msg.Body.Epoch != ap.Epoch || ap.Status != applierConnecting {
 			return "stale"
 		}
-		if !msg.OK {
+		if !msg.Body.OK {
 			m.disconnect(w, b, a, false)
 			return "subscribe refused; retry after replication_timeout"
 		}
 		ap.Status, ap.Since, ap.LastRecv = applierFollow, w.Now(), w.Now()
 		return "subscribed: follow"
-	case raftRow:
-		if !m.current(ap, msg.Epoch) {
+	}),
+	sim.On("processes a Raft message (raft_process_msg)", func(m *Model, w *sim.World, p *sim.Proc, msg sim.Msg[raftRow]) string {
+		ap, b, a := m.applierOf(p)
+		if !m.current(ap, msg.Body.Epoch) {
 			return "stale"
 		}
 		ap.RaftRows++
 		ap.LastRecv = w.Now()
 		// applier_handle_raft -> box_raft_process -> raft_process_msg.
 		m.processHeartbeat(w, b, id(a))
-		return "raft_process_msg: " + m.processMsg(w, b, msg.Req, id(a))
-	case dataRow:
-		if !m.current(ap, msg.Epoch) {
+		return "raft_process_msg: " + m.processMsg(w, b, msg.Body.Req, id(a))
+	}),
+	sim.On("applies a row, or skips it", func(m *Model, w *sim.World, p *sim.Proc, msg sim.Msg[dataRow]) string {
+		ap, b, a := m.applierOf(p)
+		if !m.current(ap, msg.Body.Epoch) {
 			return "stale"
 		}
 		ap.LastRecv = w.Now()
 		m.processHeartbeat(w, b, id(a))
-		return m.applyTx(w, b, a, msg.Row)
-	case heartbeat:
-		if !m.current(ap, msg.Epoch) {
+		return m.applyTx(w, b, a, msg.Body.Row)
+	}),
+	sim.On("takes a heartbeat", func(m *Model, w *sim.World, p *sim.Proc, msg sim.Msg[heartbeat]) string {
+		ap, b, a := m.applierOf(p)
+		if !m.current(ap, msg.Body.Epoch) {
 			return "stale"
 		}
 		ap.LastRecv = w.Now()
 		m.processHeartbeat(w, b, id(a))
 		return "heartbeat"
-	}
-	return "unexpected message"
+	}),
+	sim.OnTimer(tagConnect, "connects and subscribes", func(m *Model, w *sim.World, p *sim.Proc, _ sim.Fired) string {
+		ap, b, a := m.applierOf(p)
+		ap.Connect = 0
+		if ap.Status != applierOff {
+			return "already connected"
+		}
+		return m.connect(w, b, a)
+	}),
+	sim.OnTimer(tagApplTick, "acks or checks its connection", func(m *Model, w *sim.World, p *sim.Proc, t sim.Fired) string {
+		ap, b, a := m.applierOf(p)
+		if t.ID != ap.Tick {
+			return "stale timer"
+		}
+		ap.Tick = w.SetTimer(p.ID, m.cfg.ReplicationTimeout, tagApplTick)
+		return m.applierTick(w, b, a)
+	}),
+	sim.OnCrash("loses its connection", func(m *Model, w *sim.World, p *sim.Proc) {
+		ap, _, _ := m.applierOf(p)
+		ap.Status, ap.Tick, ap.Connect = applierOff, 0, 0
+	}),
 }
 
 func (m *Model) current(ap *applier, epoch int) bool {

@@ -6,8 +6,14 @@
 // Every instance is a kernel node with an actor for its tx thread; every
 // ordered pair A -> B has an actor for A's relay thread serving B and one
 // for B's applier fetching from A, so the space-time diagram shows the tx
-// -> relay cbus hops and the network hop separately. The Raft state machine
-// (src/lib/raft/raft.c), the subscribe handshake and relay start
+// -> relay cbus hops and the network hop separately. Each kind of thread
+// declares what it does per message type and timer, and on boot, restart
+// and crash, in a sim.Handlers table (txTable, relayTable, applierTable,
+// nemesisTable), which also words the pending events; logmap.go maps a
+// logged execution to their rows (sim.LogMap "instances"), so that a log
+// validates against a variant with the seed that drew its latencies.
+// The Raft state machine (src/lib/raft/raft.c), the subscribe handshake
+// and relay start
 // (box_process_subscribe, relay_subscribe_f), the is_raft_enabled cbus round
 // trip (relay_send_is_raft_enabled, tx_set_is_raft_enabled), Raft pushes
 // through the relay pipe (relay_push_raft, relay_raft_msg_push) and the

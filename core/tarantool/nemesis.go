@@ -54,11 +54,9 @@ func (m *Model) startInstance(w *sim.World, i int, first bool) {
 	}
 }
 
-// crashInstance kills instance i: the kernel drops its processes, timers
-// and the messages on their way to it; the model forgets everything that
-// was not on disk (the WAL, the persisted term and vote stay).
-func (m *Model) crashInstance(w *sim.World, i int) {
-	w.Crash(sim.NodeID(i))
+// forgetVolatile is what instance i's tx thread loses in a crash: the
+// WAL and the persisted term and vote stay.
+func (m *Model) forgetVolatile(i int) {
 	in := &m.Inst[i]
 	in.Up = false
 	in.State = 0
@@ -67,21 +65,6 @@ func (m *Model) crashInstance(w *sim.World, i int) {
 	in.VoteMask, in.VoteCount = 0, 0
 	in.IsWriteInProgress, in.WALBusy, in.IsBroadcastScheduled, in.WorkerScheduled = false, false, false, false
 	in.Timer, in.TimerKind, in.TimerDue, in.WriteTimer = 0, timerNone, 0, 0
-	for b := 0; b < m.n(); b++ {
-		if b == i {
-			continue
-		}
-		*m.relay(i, b) = relay{}
-		ap := m.applier(i, b)
-		ap.Status, ap.Tick, ap.Connect = applierOff, 0, 0
-	}
-}
-
-// Restart is the kernel's hook after w.Restart: box.cfg again.
-func (m *Model) Restart(w *sim.World, n sim.NodeID) {
-	if int(n) < m.n() {
-		m.startInstance(w, int(n), false)
-	}
 }
 
 // breakConnections is a partition between a and b: both TCP connections
@@ -105,19 +88,30 @@ func (m *Model) breakConnections(w *sim.World, a, b int) {
 	}
 }
 
-// handleNemesis runs the fault injector: random faults, or the gh-5445
+// nemesisTable is the fault injector: random faults, or the gh-5445
 // restart script.
-func (m *Model) handleNemesis(w *sim.World, p *sim.Proc) string {
-	if m.cfg.Script == "gh-5445" {
-		return m.scriptStep(w, p)
-	}
-	if w.Now() >= m.cfg.faultsStopAt() {
-		return m.healAll(w)
-	}
-	did := m.randomFault(w)
-	next := sim.Time(float64(sim.Second) / m.cfg.Faults)
-	w.SetTimer(p.ID, w.Between(next/2, next*3/2, sim.Millisecond, "time to next fault"), tagNemesis)
-	return did
+var nemesisTable = sim.Handlers[*Model]{
+	sim.OnStart("plans the first fault", func(m *Model, w *sim.World, p *sim.Proc) {
+		switch {
+		case m.cfg.Script == "gh-5445":
+			w.SetTimer(p.ID, 100*sim.Millisecond, tagNemesis)
+		case m.cfg.Faults > 0:
+			next := sim.Time(float64(sim.Second) / m.cfg.Faults)
+			w.SetTimer(p.ID, w.Between(next/2, next*3/2, sim.Millisecond, "time to first fault"), tagNemesis)
+		}
+	}),
+	sim.OnTimer(tagNemesis, "injects the next fault", func(m *Model, w *sim.World, p *sim.Proc, _ sim.Fired) string {
+		if m.cfg.Script == "gh-5445" {
+			return m.scriptStep(w, p)
+		}
+		if w.Now() >= m.cfg.faultsStopAt() {
+			return m.healAll(w)
+		}
+		did := m.randomFault(w)
+		next := sim.Time(float64(sim.Second) / m.cfg.Faults)
+		w.SetTimer(p.ID, w.Between(next/2, next*3/2, sim.Millisecond, "time to next fault"), tagNemesis)
+		return did
+	}),
 }
 
 type faultKind uint8

@@ -420,9 +420,9 @@ func (m *Model) broadcast(w *sim.World, i int) string {
 }
 
 // electionTimer mirrors raft_sm_schedule_new_election_cb.
-func (m *Model) electionTimer(w *sim.World, i int, ev *sim.Event) string {
+func (m *Model) electionTimer(w *sim.World, i int, timer int64) string {
 	in := &m.Inst[i]
-	if ev.TimerID != in.Timer {
+	if timer != in.Timer {
 		return "stale timer"
 	}
 	kind := in.TimerKind

@@ -125,89 +125,105 @@ func (m *Model) relayExited(a, b int) {
 	r.Follow = false
 }
 
-// handleRelay runs one step of a's relay thread serving b.
-func (m *Model) handleRelay(w *sim.World, p *sim.Proc, ev *sim.Event, a, b int) string {
-	r := m.relay(a, b)
-	if ev.Kind == sim.EvTimer {
-		switch ev.Timer {
-		case tagRelStart:
-			if ev.TimerID != r.Start || r.Phase != relayStarting {
-				return "stale timer"
-			}
-			r.Start = 0
-			if m.cfg.raftless(b) {
-				// relay_subscribe_f: no relay_send_is_raft_enabled for a
-				// replica that takes no Raft; straight to the WAL watcher.
-				return m.startStreaming(w, p, a, b)
-			}
-			// relay_subscribe_f: cbus_pair done, ask tx to enable Raft.
-			r.Phase = relayEnabling
-			w.Send(p.ID, m.tx[a], enableMsg{Epoch: r.Epoch, Value: true})
-			return "relay_send_is_raft_enabled(true)"
-		case tagRelTick:
-			if ev.TimerID != r.Tick || r.Phase == relayStopped {
-				return "stale timer"
-			}
-			if w.Now()-r.LastAck > m.cfg.deathTimeout() {
-				m.relayExit(w, a, b)
-				return "no ack for " + m.cfg.deathTimeout().String() + ": relay exits"
-			}
-			w.Send(p.ID, m.applierProc(b, a), heartbeat{Epoch: r.Epoch})
-			r.Tick = w.SetTimer(p.ID, m.cfg.ReplicationTimeout, tagRelTick)
-			return "send heartbeat"
-		}
-		return "unknown timer"
-	}
-	switch msg := ev.Payload.(type) {
-	case relayStartMsg:
+// relayOf is the relay p runs: master a's relay thread serving b.
+func (m *Model) relayOf(p *sim.Proc) (r *relay, a, b int) {
+	a, b = m.roles[p.ID].a, m.roles[p.ID].b
+	return m.relay(a, b), a, b
+}
+
+// relayTable is master a's relay thread serving replica b.
+var relayTable = sim.Handlers[*Model]{
+	sim.On("starts the relay thread (relay_subscribe)", func(m *Model, w *sim.World, p *sim.Proc, msg sim.Msg[relayStartMsg]) string {
 		// relay_subscribe: recovery at the replica's vclock. The relay
 		// struct is replica->relay, made once by relay_new (zeroed) and
 		// reused by every connection: relay_start resets neither
 		// recv_vclock nor anything else that Recv stands for, so before
 		// 660f3323b9 a restart before the first ack resumes at the
 		// previous connection's last ack.
-		r.Epoch, r.Phase = msg.Epoch, relayStarting
-		r.Cursor, r.Subscribed = msg.From, msg.From
+		r, a, b := m.relayOf(p)
+		r.Epoch, r.Phase = msg.Body.Epoch, relayStarting
+		r.Cursor, r.Subscribed = msg.Body.From, msg.Body.From
 		if m.cfg.Variant == Merged {
 			// 660f3323b9: "Save the first vclock as 'received' ...
 			// recv_vclock is used by recovery restart and must always be
 			// valid."
-			r.Recv = msg.From
+			r.Recv = msg.Body.From
 		}
 		r.LastAck = w.Now()
 		lo := m.cfg.RelayEnableDelay / 2
 		d := w.Between(lo, m.cfg.RelayEnableDelay, 10*sim.Microsecond, "relay start "+name(a)+"→"+name(b))
 		r.Start = w.SetTimer(p.ID, d, tagRelStart)
 		return "relay thread starts (cbus_pair)"
-	case enabledMsg:
-		if msg.Epoch != r.Epoch || r.Phase != relayEnabling {
+	}),
+	sim.On("has Raft enabled and starts streaming", func(m *Model, w *sim.World, p *sim.Proc, msg sim.Msg[enabledMsg]) string {
+		r, a, b := m.relayOf(p)
+		if msg.Body.Epoch != r.Epoch || r.Phase != relayEnabling {
 			return "stale"
 		}
 		// relay_set_is_raft_enabled: is_finished.
 		return "raft enabled; " + m.startStreaming(w, p, a, b)
-	case raftPushMsg:
-		return m.raftMsgPush(w, a, b, msg)
-	case walEventMsg:
+	}),
+	sim.On("sends a Raft message (relay_raft_msg_push)", func(m *Model, w *sim.World, p *sim.Proc, msg sim.Msg[raftPushMsg]) string {
+		_, a, b := m.relayOf(p)
+		return m.raftMsgPush(w, a, b, msg.Body)
+	}),
+	sim.On("sends the new rows of the WAL", func(m *Model, w *sim.World, p *sim.Proc, _ sim.Msg[walEventMsg]) string {
+		r, a, b := m.relayOf(p)
 		if r.Phase != relayStreaming {
 			return "not streaming"
 		}
-		n := m.recoverRemainingWALs(w, a, b)
-		return "recover_remaining_wals: " + itoa(n) + " row(s) sent"
-	case ackMsg:
-		if msg.Epoch != r.Epoch || r.Phase == relayStopped {
+		return "recover_remaining_wals: " + itoa(m.recoverRemainingWALs(w, a, b)) + " row(s) sent"
+	}),
+	sim.On("takes the replica's ack as recv_vclock", func(m *Model, w *sim.World, p *sim.Proc, msg sim.Msg[ackMsg]) string {
+		r, _, _ := m.relayOf(p)
+		if msg.Body.Epoch != r.Epoch || r.Phase == relayStopped {
 			return "stale ack"
 		}
-		r.Recv = msg.Vclock
+		r.Recv = msg.Body.Vclock
 		r.LastAck = w.Now()
-		return "recv_vclock = " + msg.Vclock.format(m.n())
-	case closeMsg:
-		if msg.Epoch != r.Epoch || r.Phase == relayStopped {
+		return "recv_vclock = " + msg.Body.Vclock.format(m.n())
+	}),
+	sim.On("exits: the replica closed the socket", func(m *Model, w *sim.World, p *sim.Proc, msg sim.Msg[closeMsg]) string {
+		r, a, b := m.relayOf(p)
+		if msg.Body.Epoch != r.Epoch || r.Phase == relayStopped {
 			return "stale"
 		}
 		m.relayExit(w, a, b)
 		return "replica closed the socket: relay exits"
-	}
-	return "unexpected message"
+	}),
+	sim.OnTimer(tagRelStart, "finishes starting and asks tx to enable Raft", func(m *Model, w *sim.World, p *sim.Proc, t sim.Fired) string {
+		r, a, b := m.relayOf(p)
+		if t.ID != r.Start || r.Phase != relayStarting {
+			return "stale timer"
+		}
+		r.Start = 0
+		if m.cfg.raftless(b) {
+			// relay_subscribe_f: no relay_send_is_raft_enabled for a
+			// replica that takes no Raft; straight to the WAL watcher.
+			return m.startStreaming(w, p, a, b)
+		}
+		// relay_subscribe_f: cbus_pair done, ask tx to enable Raft.
+		r.Phase = relayEnabling
+		w.Send(p.ID, m.tx[a], enableMsg{Epoch: r.Epoch, Value: true})
+		return "relay_send_is_raft_enabled(true)"
+	}),
+	sim.OnTimer(tagRelTick, "sends a heartbeat or times out", func(m *Model, w *sim.World, p *sim.Proc, t sim.Fired) string {
+		r, a, b := m.relayOf(p)
+		if t.ID != r.Tick || r.Phase == relayStopped {
+			return "stale timer"
+		}
+		if w.Now()-r.LastAck > m.cfg.deathTimeout() {
+			m.relayExit(w, a, b)
+			return "no ack for " + m.cfg.deathTimeout().String() + ": relay exits"
+		}
+		w.Send(p.ID, m.applierProc(b, a), heartbeat{Epoch: r.Epoch})
+		r.Tick = w.SetTimer(p.ID, m.cfg.ReplicationTimeout, tagRelTick)
+		return "send heartbeat"
+	}),
+	sim.OnCrash("is gone with its thread", func(m *Model, w *sim.World, p *sim.Proc) {
+		r, _, _ := m.relayOf(p)
+		*r = relay{}
+	}),
 }
 
 // startStreaming is the rest of relay_subscribe_f: the gc trigger and the

@@ -16,7 +16,7 @@ func startRelay(t *testing.T, v Variant, prev, from Vclock) *relay {
 	r := m.relay(0, 1)
 	r.Recv = prev
 	p := w.Proc(m.relayProc(0, 1))
-	m.handleRelay(w, p, &sim.Event{Kind: sim.EvDeliver, Payload: relayStartMsg{Epoch: 7, From: from}}, 0, 1)
+	m.Handle(w, p, &sim.Event{Kind: sim.EvDeliver, Proc: p.ID, Payload: relayStartMsg{Epoch: 7, From: from}})
 	return r
 }
 
@@ -53,7 +53,7 @@ func TestRestartResendsOnlyWithoutRecvVclock(t *testing.T) {
 		r := m.relay(0, 1)
 		r.Recv = Vclock{0, 1, 0, 0}
 		p := w.Proc(m.relayProc(0, 1))
-		m.handleRelay(w, p, &sim.Event{Kind: sim.EvDeliver, Payload: relayStartMsg{Epoch: 7, From: Vclock{0, 3, 0, 0}}}, 0, 1)
+		m.Handle(w, p, &sim.Event{Kind: sim.EvDeliver, Proc: p.ID, Payload: relayStartMsg{Epoch: 7, From: Vclock{0, 3, 0, 0}}})
 		r.Phase = relayStreaming
 		m.resend = ""
 		m.raftMsgPush(w, 0, 1, raftPushMsg{Req: raftReq{Term: 2, Vote: 1, State: Leader, N: 3}, Restart: true, Slot: -1})

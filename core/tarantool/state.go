@@ -159,6 +159,7 @@ type Model struct {
 	// LinkSince[a*n+b] is when the pair last came back (heal, restart).
 	Nemesis nemesisState
 
+	actors               sim.Actors[*Model]
 	tx, relayP, applierP []sim.ProcID
 	nemesisP             sim.ProcID
 	roles                []role
@@ -166,20 +167,11 @@ type Model struct {
 	inFlightS            []sim.SeriesID
 }
 
-// role maps a process to what it is.
+// role says which instances a process serves (its table says what it
+// is).
 type role struct {
-	kind roleKind
 	a, b int // instance indexes: tx a; relay a->b; applier of b from a
 }
-
-type roleKind uint8
-
-const (
-	roleTx roleKind = iota
-	roleRelay
-	roleApplier
-	roleNemesis
-)
 
 // New builds the model for cfg.
 func New(cfg Config) (*Model, error) {

@@ -1,8 +1,6 @@
 package tarantool
 
 import (
-	"strconv"
-
 	"github.com/racetrack-sim/racetrack/core/sim"
 )
 
@@ -102,34 +100,4 @@ func yesNo(b bool) string {
 		return "yes"
 	}
 	return "no"
-}
-
-// Describe says what a pending event would do, in the model's words.
-func (m *Model) Describe(w *sim.World, ev *sim.Event) string {
-	p := w.Proc(ev.Proc)
-	if ev.Kind == sim.EvDeliver {
-		return p.Name + " handles " + label(ev.Payload)
-	}
-	r := m.roles[ev.Proc]
-	switch ev.Timer {
-	case tagWorker:
-		return p.Name + ": the Raft worker persists or broadcasts the state"
-	case tagWAL:
-		return p.Name + ": raft_write finishes"
-	case tagElection:
-		return p.Name + ": " + timerNames[m.Inst[r.a].TimerKind] + " times out, new election"
-	case tagWrite:
-		return p.Name + ": the client writes a row"
-	case tagConnect:
-		return p.Name + " connects and subscribes"
-	case tagApplTick:
-		return p.Name + " acks or checks its connection"
-	case tagRelStart:
-		return p.Name + " finishes starting and asks tx to enable Raft"
-	case tagRelTick:
-		return p.Name + " sends a heartbeat or times out"
-	case tagNemesis:
-		return "the nemesis injects the next fault"
-	}
-	return p.Name + " timer " + strconv.Itoa(ev.Timer)
 }

@@ -68,7 +68,7 @@ func (tl *Timeline) importedSummary() scenario.Summary {
 // fields step i logged marked changed.
 func (tl *Timeline) importedState(i int) StateView {
 	sv := StateView{Step: i, Time: tl.trace.Step(i).Time.Millis(), View: tl.StepView(i), Violations: []scenario.Violation{},
-		Properties: []PropertyStatus{}}
+		Properties: []PropertyStatus{}, Groups: []sim.Group{}}
 	groups := make([]sim.Group, len(tl.procs))
 	index := make([]map[string]int, len(tl.procs))
 	for k := 0; k <= i && k < len(tl.imported.fields); k++ {

@@ -36,7 +36,7 @@ func (tl *Timeline) SliceAt(i int) (Slice, error) {
 	if err := tl.checkStep(i); err != nil {
 		return Slice{}, err
 	}
-	for _, v := range tl.final.Violations() {
+	for _, v := range tl.Violations() {
 		if v.Step != i {
 			continue
 		}
@@ -50,6 +50,9 @@ func (tl *Timeline) SliceAt(i int) (Slice, error) {
 }
 
 func (tl *Timeline) property(name string) *sim.Property {
+	if tl.final == nil {
+		return nil // an imported log: no model, no properties
+	}
 	props := tl.final.PropertyList()
 	for k := range props {
 		if props[k].Name == name {

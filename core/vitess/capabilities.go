@@ -14,4 +14,5 @@ var capabilities = sim.Capabilities[*Manager]{
 	ProcSignature:       (*Manager).ProcSignature,
 	SharesUnlockedState: (*Manager).SharesUnlockedState,
 	Accesses:            (*Manager).Accesses,
+	Logs:                []sim.LogMap[*Manager]{messagerLog},
 }

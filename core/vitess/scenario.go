@@ -9,8 +9,40 @@ import (
 const ID = "vitess-messager"
 
 // VariantUnlockedPoller is the wrong fix that drops streamMu from
-// runPoller.
+// runPoller (the untyped form, for a RunSpec).
 const VariantUnlockedPoller = "unlocked-poller"
+
+// Variant is a version of the message manager's locking.
+type Variant string
+
+// The variants.
+const (
+	Buggy          Variant = "buggy"
+	UnlockedPoller Variant = VariantUnlockedPoller
+	Fixed          Variant = "fixed"
+)
+
+// Params are the model's parameters; the tags are their schema (the two
+// readPending tags are quoted strings: their help quotes SQL in backticks).
+type Params struct {
+	Clients              int      `default:"2" min:"1" max:"8" unit:"clients" help:"clients (C) that Subscribe and unsubscribe; identical and interchangeable"`
+	Cycles               int      `default:"3" min:"1" max:"100" unit:"cycles" help:"timed mode: Subscribe/unsubscribe cycles per client"`
+	Iterations           int      `default:"2" min:"1" max:"1000" help:"untimed mode (ITER): cycles per client, poller ticks and row events (exhaustive searches: keep it small; long logs validated against the model need it large)"`
+	ThinkTime            sim.Time `default:"500" min:"1" max:"600000" help:"mean time a client stays subscribed, and then away (each drawn from half to 1.5 times it); the first Subscribe comes within half of it"`
+	PollerInterval       sim.Time `default:"1000" min:"1" max:"600000" help:"vt_poller_interval: the poller's timer waits this long after each runPoller returns (docs use 30 s, e2e tests 1 s)"`
+	ReadPendingCost      sim.Time "default:\"50\" min:\"0\" max:\"600000\" help:\"buggy: time of the poller's readPending query (no `time_acked is null`: it scans acked rows too); at or above the interval it times out\""
+	ReadPendingCostFixed sim.Time "default:\"5\" min:\"0\" max:\"600000\" help:\"fixed: time of readPending with `time_acked is null` on poller_idx\""
+	RowEventRate         float64  `default:"20" min:"0" max:"1000" unit:"events/s" help:"binlog row events per second (each gap drawn from 0 to twice the mean)"`
+	RowsPerEvent         int      `default:"1" min:"1" max:"1000" unit:"rows" help:"rows per row event (one transaction): the callback holds streamMu across all of them, taking mu once per row"`
+	RowCost              sim.Time `default:"0.2" min:"0" max:"1000" help:"processRowEvent time per row, with streamMu held"`
+	SendCost             sim.Time `default:"2" min:"0" max:"10000" help:"receiver.Send plus the postpone update of one batch"`
+	CloseAt              sim.Time `default:"10000" min:"0" max:"3600000" help:"when Close starts (the tablet transition of PlannedReparentShard)"`
+	CloseDeadline        sim.Time `default:"5000" min:"1" max:"600000" help:"close-completes: how long Close may take"`
+	EngineMutex          bool     `default:"false" help:"model the messager Engine's own mutex: Engine.Subscribe holds it across the manager's Subscribe, Engine.Close (the tablet transition) across the manager's Close"`
+	FieldSendCost        sim.Time `default:"0" min:"0" max:"600000" help:"Subscribe's receiver.Send(fieldResult), which runs under mu: a slow client holds mu this long (0: not modelled)"`
+	Timed                bool     `default:"true" help:"timed: steps take modelled time; untimed: every step costs zero and every interleaving is a scheduling choice (uses iterations)"`
+	Delivery             bool     `default:"true" help:"model runSend and the send goroutines (they add no lock-order edge; lock-level leaves them out)"`
+}
 
 // Preset ids.
 const (
@@ -20,32 +52,32 @@ const (
 	PresetLockLevel           = "lock-level"
 )
 
-// configFrom reads a configuration from normalised parameters.
-func configFrom(variant string, v scenario.Values) Config {
+// configFrom is the configuration of a variant and parameters.
+func configFrom(variant Variant, p Params) Config {
 	c := Config{
-		Fixed:           variant == "fixed",
-		UnlockedPoller:  variant == VariantUnlockedPoller,
-		Timed:           v.Bool("timed"),
-		Delivery:        v.Bool("delivery"),
-		Clients:         v.Int("clients"),
-		Cycles:          v.Int("cycles"),
-		ThinkTime:       v.Duration("thinkTime"),
-		PollerInterval:  v.Duration("pollerInterval"),
-		ReadPendingCost: v.Duration("readPendingCost"),
-		RowEventRate:    v.Float("rowEventRate"),
-		RowsPerEvent:    v.Int("rowsPerEvent"),
-		RowCost:         v.Duration("rowCost"),
-		SendCost:        v.Duration("sendCost"),
-		CloseAt:         v.Duration("closeAt"),
-		CloseDeadline:   v.Duration("closeDeadline"),
-		FieldSendCost:   v.Duration("fieldSendCost"),
-		EngineMutex:     v.Bool("engineMutex"),
+		Fixed:           variant == Fixed,
+		UnlockedPoller:  variant == UnlockedPoller,
+		Timed:           p.Timed,
+		Delivery:        p.Delivery,
+		Clients:         p.Clients,
+		Cycles:          p.Cycles,
+		ThinkTime:       p.ThinkTime,
+		PollerInterval:  p.PollerInterval,
+		ReadPendingCost: p.ReadPendingCost,
+		RowEventRate:    p.RowEventRate,
+		RowsPerEvent:    p.RowsPerEvent,
+		RowCost:         p.RowCost,
+		SendCost:        p.SendCost,
+		CloseAt:         p.CloseAt,
+		CloseDeadline:   p.CloseDeadline,
+		FieldSendCost:   p.FieldSendCost,
+		EngineMutex:     p.EngineMutex,
 	}
 	if c.Fixed {
-		c.ReadPendingCost = v.Duration("readPendingCostFixed")
+		c.ReadPendingCost = p.ReadPendingCostFixed
 	}
 	if !c.Timed {
-		n := v.Int("iterations")
+		n := p.Iterations
 		c.Cycles, c.Ticks, c.Events = n, n, n
 	}
 	// A row left in the table waits for the next poll: up to one interval,
@@ -56,7 +88,7 @@ func configFrom(variant string, v scenario.Values) Config {
 
 // Scenario is the catalog entry of the Vitess message manager deadlock.
 func Scenario() *scenario.Scenario {
-	return &scenario.Scenario{
+	return scenario.Model[*Manager, Params, Variant]{
 		ID:    ID,
 		Title: "Vitess message manager: mu vs streamMu (PlannedReparentShard hangs)",
 		Summary: "The last receiver leaves while the poller holds streamMu: unsubscribe holds mu and waits for streamMu, " +
@@ -79,50 +111,28 @@ func Scenario() *scenario.Scenario {
 			{Title: "PR #8965: messaging: try to resolve deadlocks (Close calls stopVStream under mu)", URL: "https://github.com/vitessio/vitess/pull/8965"},
 			{Title: "message_manager.go", URL: "https://github.com/vitessio/vitess/blob/main/go/vt/vttablet/tabletserver/messager/message_manager.go"},
 		},
-		Variants: []scenario.Variant{
-			{ID: "buggy", Title: "v13: mu and streamMu in both orders",
+		Variants: []scenario.VariantOf[Variant]{
+			{ID: Buggy, Title: "v13: mu and streamMu in both orders",
 				Help: "Subscribe/unsubscribe (and Close, since PR #8965) take streamMu under mu; runPoller and the vstream callback take mu under streamMu"},
-			{ID: VariantUnlockedPoller, Title: "wrong fix: runPoller without streamMu",
+			{ID: UnlockedPoller, Title: "wrong fix: runPoller without streamMu",
 				Help: "v13 with streamMu dropped from runPoller: its half of the cycle is gone, and so is what streamMu protects; a send's cache.Discard or a vstream event can fall between the poller's snapshot and its cache.Add (no-stale-requeue)"},
-			{ID: "fixed", Title: "v14 (PR #10132): cacheManagementMu before mu",
+			{ID: Fixed, Title: "v14 (PR #10132): cacheManagementMu before mu",
 				Help: "start/stopVStream take no lock; runPoller and the vstream callback take cacheManagementMu, then mu; the poller checks receivers under both"},
 		},
 		Presets:      presets(),
-		Params:       params(),
-		Properties:   properties.Info(),
-		Capabilities: capabilities.Erase(),
-		Cost: func(v scenario.Values) scenario.Cost {
-			return scenario.Cost{WorldBytes: 4096 + 300*int64(v.Int("clients"))}
+		Props:        properties,
+		Capabilities: capabilities,
+		Cost: func(p Params) scenario.Cost {
+			return scenario.Cost{WorldBytes: 4096 + 300*int64(p.Clients)}
 		},
-		New: func(variant string, v scenario.Values) (sim.Model, error) {
-			return New(configFrom(variant, v)), nil
+		New: func(variant Variant, p Params) (*Manager, error) {
+			return New(configFrom(variant, p)), nil
 		},
-	}
-}
-
-func params() []scenario.Param {
-	return []scenario.Param{
-		scenario.IntParam("clients", 2, 1, 8, "clients", "clients (C) that Subscribe and unsubscribe; identical and interchangeable"),
-		scenario.IntParam("cycles", 3, 1, 100, "cycles", "timed mode: Subscribe/unsubscribe cycles per client"),
-		scenario.IntParam("iterations", 2, 1, 10, "", "untimed mode (ITER): cycles per client, poller ticks and row events"),
-		scenario.DurationParam("thinkTime", 500, 1, 600_000, "mean time a client stays subscribed, and then away (each drawn from half to 1.5 times it); the first Subscribe comes within half of it"),
-		scenario.DurationParam("pollerInterval", 1000, 1, 600_000, "vt_poller_interval: the poller's timer waits this long after each runPoller returns (docs use 30 s, e2e tests 1 s)"),
-		scenario.DurationParam("readPendingCost", 50, 0, 600_000, "buggy: time of the poller's readPending query (no `time_acked is null`: it scans acked rows too); at or above the interval it times out"),
-		scenario.DurationParam("readPendingCostFixed", 5, 0, 600_000, "fixed: time of readPending with `time_acked is null` on poller_idx"),
-		scenario.FloatParam("rowEventRate", 20, 0, 1000, "events/s", "binlog row events per second (each gap drawn from 0 to twice the mean)"),
-		scenario.IntParam("rowsPerEvent", 1, 1, 1000, "rows", "rows per row event (one transaction): the callback holds streamMu across all of them, taking mu once per row"),
-		scenario.DurationParam("rowCost", 0.2, 0, 1000, "processRowEvent time per row, with streamMu held"),
-		scenario.DurationParam("sendCost", 2, 0, 10_000, "receiver.Send plus the postpone update of one batch"),
-		scenario.DurationParam("closeAt", 10_000, 0, 3_600_000, "when Close starts (the tablet transition of PlannedReparentShard)"),
-		scenario.DurationParam("closeDeadline", 5000, 1, 600_000, "close-completes: how long Close may take"),
-		scenario.BoolParam("engineMutex", false, "model the messager Engine's own mutex: Engine.Subscribe holds it across the manager's Subscribe, Engine.Close (the tablet transition) across the manager's Close"),
-		scenario.DurationParam("fieldSendCost", 0, 0, 600_000, "Subscribe's receiver.Send(fieldResult), which runs under mu: a slow client holds mu this long (0: not modelled)"),
-		scenario.BoolParam("timed", true, "timed: steps take modelled time; untimed: every step costs zero and every interleaving is a scheduling choice (uses iterations)"),
-		scenario.BoolParam("delivery", true, "model runSend and the send goroutines (they add no lock-order edge; lock-level leaves them out)"),
-	}
+	}.Scenario()
 }
 
 func presets() []scenario.Preset {
+	const ms = sim.Millisecond
 	return []scenario.Preset{
 		{ID: PresetUnsubscribeVsPoller, Title: "The last receiver leaves during readPending",
 			Story: "One client subscribes and leaves six times; the poller (1 s after each run returns) runs a slow readPending (950 ms: " +
@@ -130,8 +140,10 @@ func presets() []scenario.Preset {
 				"unsubscribe holds mu and waits for streamMu in stopVStream; the poller finishes the query and waits for mu. " +
 				"Close at 12 s then waits in pollerTicks.Stop for a poller that never returns: PlannedReparentShard hangs (#9936). " +
 				"Fixed: unsubscribe takes no second lock; the poller takes cacheManagementMu, then mu.",
-			Params: map[string]any{"clients": int64(1), "cycles": int64(6), "thinkTime": 1000.0, "pollerInterval": 1000.0,
-				"readPendingCost": 950.0, "readPendingCostFixed": 20.0, "rowEventRate": 5.0, "closeAt": 12_000.0},
+			Params: scenario.Set(func(p *Params) {
+				p.Clients, p.Cycles, p.ThinkTime, p.PollerInterval = 1, 6, 1000*ms, 1000*ms
+				p.ReadPendingCost, p.ReadPendingCostFixed, p.RowEventRate, p.CloseAt = 950*ms, 20*ms, 5, 12_000*ms
+			}),
 			MaxTime: 20_000, MaxSteps: 200_000, Property: sim.NoDeadlockName, Reach: LastLeavesUnderStream},
 		{ID: PresetSubscribeVsRowEvent, Title: "Close meets a row-event batch (the reachable form of subscribe-vs-rowevent)",
 			Story: "Upstream, the first Subscribe cannot meet a row event that holds streamMu: a vstream only runs while there " +
@@ -140,15 +152,19 @@ func presets() []scenario.Preset {
 				"client is subscribed, the binlog streams transactions of 400 rows, and the callback holds streamMu across " +
 				"each, taking mu for every row's Add. Close at 3 s takes mu between two rows and waits for streamMu; the " +
 				"callback waits for mu: the cycle that hung the tablet transition. Fixed: stopVStream takes no lock.",
-			Params: map[string]any{"clients": int64(1), "cycles": int64(1), "thinkTime": 4000.0, "pollerInterval": 30_000.0,
-				"rowEventRate": 100.0, "rowsPerEvent": int64(400), "rowCost": 2.5, "closeAt": 3000.0},
+			Params: scenario.Set(func(p *Params) {
+				p.Clients, p.Cycles, p.ThinkTime, p.PollerInterval = 1, 1, 4000*ms, 30_000*ms
+				p.RowEventRate, p.RowsPerEvent, p.RowCost, p.CloseAt = 100, 400, 2500*sim.Microsecond, 3000*ms
+			}),
 			MaxTime: 10_000, MaxSteps: 300_000, Property: sim.NoDeadlockName, Reach: LastLeavesUnderStream},
 		{ID: PresetChurn, Title: "Clients come and go under a steady poller and binlog",
 			Story: "Four clients subscribe and leave under a 1 s poller with a 10 ms query and a binlog of 10 rows a second. The deadlock " +
 				"needs the receiver count to touch zero while the poller or a callback holds streamMu: the window is rare, " +
 				"which is why the bug surfaced only in production, as a hang of PlannedReparentShard.",
-			Params: map[string]any{"clients": int64(4), "cycles": int64(6), "thinkTime": 800.0, "pollerInterval": 1000.0,
-				"readPendingCost": 10.0, "readPendingCostFixed": 2.0, "rowEventRate": 10.0, "closeAt": 12_000.0},
+			Params: scenario.Set(func(p *Params) {
+				p.Clients, p.Cycles, p.ThinkTime, p.PollerInterval = 4, 6, 800*ms, 1000*ms
+				p.ReadPendingCost, p.ReadPendingCostFixed, p.RowEventRate, p.CloseAt = 10*ms, 2*ms, 10, 12_000*ms
+			}),
 			MaxTime: 20_000, MaxSteps: 300_000, Property: sim.NoDeadlockName, Reach: LastLeavesUnderStream},
 		{ID: PresetLockLevel, Title: "Untimed interleavings (C clients x ITER cycles)",
 			Story: "Every step costs zero and the scheduler alone orders them: C clients each Subscribe and unsubscribe ITER " +
@@ -157,7 +173,7 @@ func presets() []scenario.Preset {
 				"(C=3, ITER=2 is the benchmark size): it finds every cycle of the buggy variant, including the poller's gap " +
 				"(Subscribe of the first receiver against a poller that saw a receiver before the last one left), and none in " +
 				"the fixed one.",
-			Params:  map[string]any{"timed": false, "delivery": false, "clients": int64(2), "iterations": int64(1)},
+			Params:  scenario.Set(func(p *Params) { p.Timed, p.Delivery, p.Clients, p.Iterations = false, false, 2, 1 }),
 			MaxTime: 60_000, MaxSteps: 10_000, Property: sim.NoDeadlockName, Reach: LastLeavesUnderStream},
 	}
 }

@@ -23,14 +23,23 @@ type manager struct {
 	version Version
 	node    *tracer.Logger
 
-	mu        sync.Mutex
+	mu        fifoMutex
 	receivers []int // client ids
 	isOpen    bool
 	cache     int  // rows waiting to be sent
 	streaming bool // the vstream runs (guarded by streamMu in v13, mu after)
 
 	// streamMu is v13's streamMu and the fix's cacheManagementMu.
-	streamMu sync.Mutex
+	streamMu fifoMutex
+	// streamGen counts the vstream's starts and stops (odd: a vstream
+	// runs). genMu (not logged: the model has no such lock) guards it,
+	// and makes a row event's decision (does a vstream run?) and the
+	// line it logs for it (no vstream, block or lock) one step, as the
+	// model's row event is, against a start or stop and its line. A
+	// callback that finds streamGen changed once it holds streamMu sees
+	// its stream's context cancelled.
+	genMu     sync.Mutex
+	streamGen int64
 
 	// wake carries the trace id of each wake-up to the sender.
 	wake chan tracer.MsgID
@@ -88,7 +97,10 @@ func (m *manager) startVStream(l *tracer.Logger) {
 		defer l.Unlock(&m.streamMu, m.streamName())
 	}
 	m.streaming = true
+	m.genMu.Lock()
+	m.streamGen++
 	l.Local("startVStream")
+	m.genMu.Unlock()
 }
 
 func (m *manager) stopVStream(l *tracer.Logger) {
@@ -97,7 +109,10 @@ func (m *manager) stopVStream(l *tracer.Logger) {
 		defer l.Unlock(&m.streamMu, m.streamName())
 	}
 	m.streaming = false
+	m.genMu.Lock()
+	m.streamGen++
 	l.Local("stopVStream")
+	m.genMu.Unlock()
 }
 
 // poll is one runPoller: rows read from the table go into the cache and
@@ -143,15 +158,55 @@ func (m *manager) poll(l *tracer.Logger, readPending func()) {
 	l.Unlock(&m.streamMu, stream)
 }
 
+// gated is a mutex taken while gate is held: a try that fails (the
+// tracer then logs the block) lets go of gate before waiting, and held
+// says whether gate is still held.
+type gated struct {
+	mu   *fifoMutex
+	gate *sync.Mutex
+	held bool
+}
+
+func (g *gated) TryLock() bool { return g.mu.TryLock() }
+
+func (g *gated) Lock() {
+	g.gate.Unlock()
+	g.held = false
+	g.mu.Lock()
+}
+
+func (g *gated) Unlock() { g.mu.Unlock() }
+
 func (m *manager) wakeSender(l *tracer.Logger) {
 	m.wake <- l.Send("cond.Broadcast: wake runSend", "tablet")
 }
 
-// rowEvent is the vstream's callback for a batch of row events: under
-// streamMu it adds the rows (Add takes mu).
+// rowEvent is a batch of row events committing: while a vstream runs,
+// its callback takes streamMu and adds the rows (Add takes mu), unless
+// the stream was stopped since the event arrived (runOneVStream's ctx
+// check under streamMu).
 func (m *manager) rowEvent(l *tracer.Logger) {
 	stream := m.streamName()
-	l.Lock(&m.streamMu, stream)
+	m.genMu.Lock()
+	gen := m.streamGen
+	if gen%2 == 0 {
+		l.Local("binlog: rows committed; no vstream runs")
+		m.genMu.Unlock()
+		return
+	}
+	g := &gated{mu: &m.streamMu, gate: &m.genMu, held: true}
+	l.Lock(g, stream)
+	if g.held {
+		m.genMu.Unlock()
+	}
+	m.genMu.Lock()
+	cancelled := m.streamGen != gen
+	m.genMu.Unlock()
+	if cancelled {
+		l.Local("runOneVStream: ctx done")
+		l.Unlock(&m.streamMu, stream)
+		return
+	}
 	l.Lock(&m.mu, "mu")
 	if len(m.receivers) > 0 {
 		m.cache++
@@ -171,16 +226,15 @@ func (m *manager) send(l *tracer.Logger, id tracer.MsgID) {
 	l.Unlock(&m.mu, "mu")
 }
 
-// close is Close: mark closed under mu, then stop the vstream.
+// close is Close: mark closed and stop the vstream under mu (v13 does
+// so since PR #8965, taking streamMu under mu).
 func (m *manager) close(l *tracer.Logger) {
+	// Upstream Close first stops the poller's ticker; here the poller's
+	// loop has already returned (Close runs once every goroutine is done).
+	l.Local("Close: pollerTicks.Stop()")
 	l.Lock(&m.mu, "mu")
 	m.isOpen = false
 	m.receivers = nil
-	if m.version != V13 {
-		m.stopVStream(l)
-	}
+	m.stopVStream(l)
 	l.Unlock(&m.mu, "mu")
-	if m.version == V13 {
-		m.stopVStream(l)
-	}
 }

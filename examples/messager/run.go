@@ -156,6 +156,13 @@ func watch(cfg Config, tablet *tracer.Logger, done <-chan struct{}, progress *at
 				continue
 			}
 			w.mu.Lock()
+			if len(w.on) == 0 {
+				// No goroutine is inside an operation: they all pause
+				// (a machine starved of CPU), and none can be stuck.
+				w.mu.Unlock()
+				last, since, idle = progress.Load(), now, 0
+				continue
+			}
 			var who []string
 			// order-independent: sorted below.
 			for g := range w.on {

@@ -268,7 +268,7 @@ func Scenario() *scenario.Scenario {
 		},
 		Presets: []scenario.Preset{
 			{ID: "two-clients", Title: "Two clients, one lease", Story: "Every step is a scheduling choice.",
-				Params: map[string]any{}, MaxTime: 1000, MaxSteps: 1000, Property: NoStaleWrite, Reach: StaleHolder},
+				Params: scenario.Set(func(*Params) {}), MaxTime: 1000, MaxSteps: 1000, Property: NoStaleWrite, Reach: StaleHolder},
 		},
 		Props:        properties,
 		Capabilities: capabilities,

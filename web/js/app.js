@@ -16,11 +16,16 @@ import { showSlice } from "./slice.js";
 import { exportRun } from "./exporting.js";
 import { showDistributed } from "./engineswitch.js";
 import { wire } from "./controls.js";
+import { wireLogs, openLog, openStoredLog } from "./logs.js";
+import { wireCheck, checkLog } from "./checking.js";
+import { logOf } from "./link.js";
 
 async function boot() {
   makeViews();
   initGuide();
   wire();
+  wireLogs();
+  wireCheck();
   const hs = readHash();
   const picked = await pickEngine(hs.engine);
   S.engine = picked.engine;
@@ -43,7 +48,11 @@ async function boot() {
   }
   renderCatalog();
   let restored = false;
-  if (hs.run) restored = await openLink(hs);
+  if (hs.trace) {
+    // The form shows the first bug meanwhile, ready to run.
+    selectScenario((S.scenarios.find((s) => s.id === FIRST_SCENARIO) || S.scenarios[0]).id);
+    restored = await openStoredLog(logOf(hs.trace), { step: hs.step, run: hs.trace });
+  } else if (hs.run) restored = await openLink(hs);
   followLinks();
   if (!restored) {
     const first = S.scenarios.find((s) => s.id === FIRST_SCENARIO) || S.scenarios[0];
@@ -60,6 +69,8 @@ RT.stepBy = stepBy;
 RT.paintCursor = paintCursor;
 RT.showSlice = showSlice;
 RT.toggleLane = toggleLane;
+RT.openLog = openLog;
+RT.checkLog = checkLog;
 RT.runSpec = (spec) => {
   selectScenario(spec.scenario, spec);
   return runSpec(spec);

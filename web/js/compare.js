@@ -14,6 +14,7 @@ export class CompareView {
     this.canvases = [canvasA, canvasB];
     this.onSelect = onSelect;
     this.div = -1;
+    this.align = true; // shift the second diagram so the marks meet at one x
     this.k = 1; // screen px per domain unit
     this.s0 = 0; // screen x of domain value v0
     this.v0 = 0;
@@ -83,7 +84,7 @@ export class CompareView {
     // so the second one shifts by what is left to put the divergence at
     // one x exactly.
     const [xa, xb] = this.divergenceX();
-    if (xa !== null && xb !== null) this.ps[1].tx += xa - xb;
+    if (this.align && xa !== null && xb !== null) this.ps[1].tx += xa - xb;
     this.draw();
   }
 

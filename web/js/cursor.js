@@ -6,6 +6,7 @@ import { diagram, charts, stepTable } from "./views.js";
 import { updateHash } from "./link.js";
 import { relayout } from "./windowing.js";
 import { stateLoop, states, stateKey, showState } from "./states.js";
+import { followCursor } from "./checking.js";
 
 // seek moves to a step: it asks for the step's state at once and paints
 // the cursor (diagram, charts, scrubber, position) in the next animation
@@ -20,6 +21,7 @@ export async function seek(step, opts = {}) {
     stride = Math.abs(d) <= 10 ? d : Math.sign(d); // a key's move (Shift: 10), else one step on
   }
   S.step = step;
+  followCursor();
   if (S.win && (step < S.win.from || step >= S.win.to)) relayout(step);
   cursorCenter = cursorCenter || !!opts.center;
   if (!cursorFrame) cursorFrame = requestAnimationFrame(paintCursor);

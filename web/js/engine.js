@@ -12,6 +12,14 @@
 //   scenarios()                          the catalog
 //   formats()                            the export formats [{id, title, media, suffix}]
 //   run(spec)                            open a run -> summary {id, steps, violations, spec, ...}
+//   openLog({format, parser, delimiter, log | file})  import a real system's log (file: a Blob,
+//                                        read off the page's thread) -> {id, hosts, events,
+//                                        executions, labels, runs: [summary]}; each run opens like any
+//                                        (the server engine uploads it with POST /api/v1/traces first)
+//   openStoredLog(id)                    a log the engine keeps (the server's store: #trace=ID)
+//   mappings(scenario)                   the log mappings its model offers [{name, help}]
+//   check(id, spec, mapping, fromSeed)   a log's execution against a model -> {run, verdict, model}:
+//                                        conform's verdict and the aligned model run (a summary)
 //   steps(id, from, limit)               {total, from, steps}
 //   find(id, step, kind, back)           {step, found}: next/previous message, lock, violation, choice
 //   state(id, step)                      state view with changed fields, properties, alternatives
@@ -49,6 +57,7 @@ class SessionEngine {
     this.pending = new Map(); // id -> {resolve, reject, onProgress, onFrame}
     this.specs = new Map(); // run id -> spec, to open a run again
     this.forked = new Map(); // run id -> the fork call that made it, to rebuild the fork tree
+    this.logs = new Map(); // run id of an imported execution -> the openTrace args that open it again
   }
 
   // receive handles one message (JSON text) from the pipe.
@@ -67,7 +76,11 @@ class SessionEngine {
       if (p.onFrame) p.onFrame(msg.frame);
     } else {
       this.pending.delete(msg.id);
-      if (msg.error) p.reject(new EngineError(msg.error.message, msg.error.field || "", msg.error.code || "", msg.error.errors || []));
+      if (msg.error) {
+        const e = new EngineError(msg.error.message, msg.error.field || "", msg.error.code || "", msg.error.errors || []);
+        e.line = msg.error.line || 0; // a refused log's line
+        p.reject(e);
+      }
       else p.resolve(msg.result);
     }
   }
@@ -79,12 +92,18 @@ class SessionEngine {
   }
 
   // request sends one call; its promise settles with the call's result.
+  // args.file (a log's Blob) goes to the engine unread as args.log.
   request(method, args, opts = {}) {
     const id = ++this.seq;
     const promise = new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, onProgress: opts.onProgress, onFrame: opts.onFrame });
     });
-    Promise.resolve(this.send(JSON.stringify({ id, method, args }))).catch((err) => {
+    let msg;
+    if (args && args.file) {
+      const { file, ...rest } = args;
+      msg = { text: JSON.stringify({ id, method, args: rest }), log: file };
+    } else msg = JSON.stringify({ id, method, args });
+    Promise.resolve(this.send(msg)).catch((err) => {
       const p = this.pending.get(id);
       if (!p) return;
       this.pending.delete(id);
@@ -103,7 +122,7 @@ class SessionEngine {
         if (attempt >= 3) throw err;
         if (err.code === DISCONNECTED) continue;
         const id = err.code === "not-found" ? args[err.field] : undefined;
-        if (typeof id !== "string" || !this.specs.has(id)) throw err;
+        if (typeof id !== "string" || !(this.specs.has(id) || this.logs.has(id))) throw err;
         await this.reopen(id);
       }
     }
@@ -113,6 +132,10 @@ class SessionEngine {
   // worker) know it again: a fork is forked again from its parent, so the
   // fork tree comes back too; any other run is opened by its spec.
   async reopen(id, depth = 0) {
+    if (this.logs.has(id)) {
+      await this.request("openTrace", this.logs.get(id)).promise;
+      return;
+    }
     const f = this.forked.get(id);
     if (f && depth < 64) {
       try {
@@ -133,6 +156,23 @@ class SessionEngine {
     this.specs.set(summary.id, summary.spec);
     return summary;
   }
+
+  // openTrace opens a log in the session and remembers how to open it
+  // again (a reconnected socket, a restarted worker).
+  async openTrace(args) {
+    const opened = await this.call("openTrace", args);
+    for (const r of opened.runs) this.logs.set(r.id, args);
+    return opened;
+  }
+
+  async openLog(log) { return this.openTrace(log); }
+  async mappings(scenario) { return this.call("mappings", { scenario }); }
+  async check(id, spec, mapping, fromSeed = false) {
+    const res = await this.call("check", { run: id, spec, mapping, fromSeed });
+    if (res.model) this.specs.set(res.model.id, res.model.spec); // to open it again
+    return res;
+  }
+  async openStoredLog(id) { return this.openTrace({ id }); }
 
   async scenarios() { return this.call("scenarios"); }
   async formats() { return this.call("formats"); }
@@ -213,6 +253,7 @@ export class ServerEngine extends SessionEngine {
     const url = new URL(base.replace(/\/$/, "") + "/api/v1/session", location.href);
     url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
     this.url = url.href;
+    this.base = base.replace(/\/$/, "");
     this.ws = null;
     this.opening = null;
     this.reconnects = 0;
@@ -245,10 +286,49 @@ export class ServerEngine extends SessionEngine {
     return this.opening;
   }
 
+  // openLog uploads the log over REST (the socket takes messages of at
+  // most the server's body limit, and the page's thread only waits on
+  // the network meanwhile), then opens it in the session by its id.
+  async openLog(log) {
+    const { file, ...args } = log;
+    const res = await upload(new URL(this.base + "/api/v1/traces", location.href).href, args, file || new Blob([log.log || ""]));
+    if (res.error !== undefined) throw new EngineError("could not upload the log: " + res.error, "", DISCONNECTED);
+    let body = {};
+    try {
+      body = JSON.parse(res.body);
+    } catch (_) {
+      body = {};
+    }
+    if (res.status !== 201) {
+      const e = new EngineError(body.detail || `the server answered ${res.status}`, body.field || "", body.type ? body.type.replace(/^.*\//, "") : String(res.status));
+      e.line = body.line || 0;
+      e.needBytes = body.needBytes || 0;
+      throw e;
+    }
+    return this.openTrace({ id: body.id });
+  }
+
   async send(text) {
     const ws = this.ws && this.ws.readyState === WebSocket.OPEN ? this.ws : await this.connect();
     ws.send(text);
   }
+}
+
+// upload posts a log from a worker (upload.js), so that reading the file
+// and writing its JSON body never hold the page's thread.
+function upload(url, args, file) {
+  return new Promise((resolve) => {
+    const w = new Worker(new URL("upload.js", location.href));
+    w.onmessage = (e) => {
+      w.terminate();
+      resolve(e.data);
+    };
+    w.onerror = (e) => {
+      w.terminate();
+      resolve({ error: e.message || "the upload worker failed" });
+    };
+    w.postMessage({ url, args, file });
+  });
 }
 
 /**

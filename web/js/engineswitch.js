@@ -5,6 +5,7 @@ import { S } from "./state.js";
 import { updateHash } from "./link.js";
 import { runSpec } from "./run.js";
 import { stop } from "./playback.js";
+import { openLog } from "./logs.js";
 
 // showDistributed offers distributed searches when the server engine
 // runs on a server with a NATS cluster, for the strategies it takes.
@@ -28,7 +29,11 @@ export async function switchEngine(name, { rerun = true } = {}) {
   $("#engine").value = S.engine.name;
   $("#enginemenu").value = S.engine.name;
   showDistributed();
-  if (S.run && rerun) {
+  if (S.trace && rerun) {
+    const t = S.trace;
+    if (t.args) await openLog(t.args, t.name).catch(() => {}); // shown
+    else toast("This log came from the server: open the file again to see it in this tab.");
+  } else if (S.run && rerun) {
     try {
       await runSpec(S.run.spec, { step: S.step });
     } catch (_) {

@@ -1,9 +1,10 @@
 // The catalog and the run form: scenario cards, preset, variant, seed and
 // the parameter fields built from the scenario's schema, and the errors
 // shown next to them.
-import { $, h, clear } from "./dom.js";
+import { $, h, clear, toast } from "./dom.js";
 import { S } from "./state.js";
-import { unloadRun, runSpec } from "./run.js";
+import { unloadRun, runSpec, isTrace } from "./run.js";
+import { renderCheckControl } from "./checking.js";
 import { renderSearchTarget } from "./search.js";
 import { renderCompareWith } from "./comparing.js";
 import { renderStale } from "./onestate.js";
@@ -26,16 +27,22 @@ export function renderCatalog() {
 
 // openScenario is a card click: the bug's first preset runs at once, and
 // nothing of the previous scenario's run stays on screen meanwhile.
+// With a real system's log open, a card only names the model to check
+// the log against (Run runs it).
 function openScenario(id) {
   $("#catalog").classList.remove("open");
   selectScenario(id);
+  if (isTrace(S.run)) {
+    toast("The log stays open: the form now names the model to check it against (Run runs the model).", 4000);
+    return;
+  }
   runSpec(readSpec()).catch(() => {});
 }
 
 export function selectScenario(id, spec) {
   const sc = S.scenarios.find((s) => s.id === id);
   if (!sc) throw new Error(`unknown scenario ${id}`);
-  if (S.scenario !== sc) unloadRun();
+  if (S.scenario !== sc && !isTrace(S.run)) unloadRun(); // a log stays, checked against the scenario picked
   S.scenario = sc;
   for (const b of document.querySelectorAll("#scenarios button")) b.setAttribute("aria-current", String(b.dataset.id === id));
   const paras = (sc.story || "").split(/\n\s*\n/).map((p) => h("p", null, p.trim()));
@@ -55,6 +62,10 @@ export function selectScenario(id, spec) {
   renderCompareWith();
   renderStale();
   renderBugStory(sc);
+  if (isTrace(S.run)) {
+    $("#bugstory").hidden = true; // the story is the model's, and a log is shown
+    renderCheckControl();
+  }
 }
 
 // renderBugStory puts the selected bug's summary next to the verdict,

@@ -99,6 +99,14 @@ function reorder(parent, at, els) {
 let propsView = null; // {key, now: Map(name -> span)}
 
 export function renderProps(st) {
+  if (S.trace && S.run && S.trace.opened.runs.some((r) => r.id === S.run.id)) {
+    // A real system's log: no model, so no property was checked.
+    if (!propsView || propsView.key !== "log|" + S.run.id) {
+      clear($("#props"), h("li.muted", null, "A real execution: no model ran, so no property was checked. The State panel shows the fields each host logged."));
+      propsView = { key: "log|" + S.run.id, now: new Map() };
+    }
+    return;
+  }
   const props = S.scenario.properties || [];
   const key = `${S.scenario.id}|${S.run ? S.run.id : ""}|${S.slice ? S.slice.step : ""}`;
   if (!propsView || propsView.key !== key) {

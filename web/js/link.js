@@ -5,9 +5,17 @@ import { encodeSpec, decodeSpec, readHash, writeHash } from "./share.js";
 import { switchEngine } from "./engineswitch.js";
 import { S } from "./state.js";
 import { fail, selectScenario } from "./form.js";
-import { runSpec } from "./run.js";
+import { runSpec, isTrace } from "./run.js";
 import { seek } from "./cursor.js";
 import { showSlice } from "./slice.js";
+import { openStoredLog } from "./logs.js";
+
+// logOf is the log an imported execution's run id belongs to: log-X for
+// log-X and for log-X-k (the k-th execution of a log of several).
+export function logOf(runID) {
+  const m = /^(log-[0-9a-f]{16})(-\d+)?$/.exec(runID);
+  return m ? m[1] : runID;
+}
 
 // openLink shows what a share link's fragment holds: its run (recorded
 // again when it is not the loaded one), step and causal slice. The
@@ -44,6 +52,11 @@ export async function openLink(hs) {
 export function followLinks() {
   window.addEventListener("hashchange", async () => {
     const next = readHash();
+    if (next.trace) {
+      if (!S.run || S.run.id !== next.trace) openStoredLog(logOf(next.trace), { step: next.step, run: next.trace });
+      else if (next.step !== null && next.step !== S.step) seek(next.step, { center: true });
+      return;
+    }
     if (!next.run) return;
     if (next.engine && next.engine !== S.engine.name) {
       await switchEngine(next.engine, { rerun: false });
@@ -62,6 +75,10 @@ export function updateHash() {
     const slice = S.slice ? S.slice.step : null;
     if (opened && opened.step === S.step && opened.slice === slice) return; // still the opened link's view
     opened = null;
+    if (isTrace(S.run)) {
+      writeHash({ trace: S.engine.name === "server" ? S.run.id : null, step: S.step, engine: S.engine.name, slice });
+      return;
+    }
     const run = await encodeSpec(S.run.spec);
     linkRun = run;
     writeHash({ run, step: S.step, engine: S.engine.name, slice: S.slice ? S.slice.step : null });
@@ -70,6 +87,17 @@ export function updateHash() {
 
 export async function share() {
   if (!S.run) return toast("Run something first.");
+  if (isTrace(S.run)) {
+    if (S.engine.name !== "server") return toast("A log opened in this tab stays in this tab: open it on the server engine to share a link.");
+    const url = writeHash({ trace: S.run.id, step: S.step, engine: S.engine.name, slice: S.slice ? S.slice.step : null });
+    try {
+      await navigator.clipboard.writeText(url);
+      toast("Link copied: it reopens this log at this step (for whoever can reach this server).");
+    } catch (_) {
+      toast("The link is in the address bar.");
+    }
+    return;
+  }
   const run = await encodeSpec(S.run.spec);
   linkRun = run;
   const url = writeHash({ run, step: S.step, engine: S.engine.name, slice: S.slice ? S.slice.step : null });

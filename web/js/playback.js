@@ -34,7 +34,7 @@ function applyFrame(f) {
   if (!st) return seek(f.step);
   seek(f.step, { state: false });
   // A copy: the state shown may be one the page keeps for later.
-  const groups = st.groups.map((g) => ({ ...g, fields: g.fields.map((fd) => ({ ...fd, changed: false })) }));
+  const groups = (st.groups || []).map((g) => ({ ...g, fields: g.fields.map((fd) => ({ ...fd, changed: false })) }));
   const byGroup = new Map(groups.map((g) => [g.id, g]));
   for (const c of f.changed) {
     const fd = byGroup.get(c.group)?.fields.find((x) => x.name === c.name);

@@ -14,6 +14,8 @@ import { resetWhatIf } from "./whatif.js";
 import { renderForks } from "./forks.js";
 import { renderSearchTarget } from "./search.js";
 import { renderStale } from "./onestate.js";
+import { traceTitle } from "./logs.js";
+import { renderCheckControl } from "./checking.js";
 
 // Below this diagram width (css px) a run opens fitted whole.
 const NARROW_PX = 600;
@@ -23,6 +25,8 @@ const NARROW_PX = 600;
 export function unloadRun() {
   stop();
   S.run = null;
+  S.trace = null;
+  renderCheckControl();
   S.total = 0;
   S.steps = [];
   S.state = null;
@@ -68,6 +72,8 @@ export async function runSpec(spec, opts = {}) {
   try {
     const summary = await S.engine.run(spec);
     if (gen !== runGen) return summary;
+    S.trace = null;
+    renderCheckControl();
     if (!opts.keepCompare) {
       S.compare = null;
       $("#comparepanel").hidden = true;
@@ -95,7 +101,11 @@ export async function load(summary, opts = {}) {
   $("#empty").hidden = S.total > 0;
   if (S.total === 0) $("#empty").textContent = "The run has no steps.";
   const sc = S.scenario;
-  $("#runtitle").textContent = `${sc.title} · ${variantTitle(summary.spec.variant)} · seed ${summary.spec.seed}${summary.spec.schedule ? " · custom schedule" : ""}`;
+  // The bug's story is the model's; a log has none.
+  $("#bugstory").hidden = isTrace(summary);
+  renderCheckControl();
+  if (isTrace(summary)) $("#runtitle").textContent = traceTitle(summary);
+  else $("#runtitle").textContent = `${sc.title} · ${variantTitle(summary.spec.variant)} · seed ${summary.spec.seed}${summary.spec.schedule ? " · custom schedule" : ""}`;
   $("#scrub").max = String(Math.max(0, S.total - 1));
   S.diagramWindow = Math.min(S.total, DIAGRAM_WINDOW);
   let step = opts.step;
@@ -165,6 +175,12 @@ function renderVerdict() {
   }
   const vs = S.run.violations;
   el.hidden = false;
+  if (isTrace(S.run) && !vs.length) {
+    el.classList.remove("bad");
+    el.title = "";
+    clear(el, `A real execution: ${fmtInt(S.total)} logged events on ${fmtInt(S.trace.opened.hosts)} lanes, in an order the vector clocks allow. Step through it like a run.`);
+    return;
+  }
   el.classList.toggle("bad", vs.length > 0);
   if (!vs.length) {
     const n = (S.scenario.properties || []).length;
@@ -177,6 +193,11 @@ function renderVerdict() {
     h("button.linkish", { type: "button", title: "Highlight what this violation is about and dim the rest", onclick: () => showSlice(v.step) }, `${v.property} at step ${v.step + 1}`),
     `: ${v.message}`, more > 0 ? ` (and ${more} more propert${more > 1 ? "ies" : "y"})` : "");
   el.title = v.message;
+}
+
+// isTrace tells an imported log's execution from a model's run.
+export function isTrace(summary) {
+  return !!(S.trace && summary && S.trace.opened.runs.some((r) => r.id === summary.id));
 }
 
 export function renderMarks() {

@@ -9,7 +9,7 @@ import { runSpec } from "./run.js";
 // preset, variant and parameters (from its seed), and says so; its status
 // belongs to that target and clears when another one is loaded.
 function searchSpec() {
-  if (S.run) return S.run.spec;
+  if (S.run && !S.trace) return S.run.spec; // a log has no spec: the form's model
   return S.scenario ? readSpec() : null;
 }
 

@@ -37,7 +37,8 @@ export async function decodeSpec(text) {
 }
 
 /**
- * readHash parses the fragment: {run, step, engine, slice}, steps as
+ * readHash parses the fragment: {run, trace, step, engine, slice} (trace:
+ * an imported log's run id, which the server engine opens from its store), steps as
  * indices. Links carry steps 1-based, as the page shows them ("v=2");
  * older links without v carry indices and still open where they did.
  */
@@ -49,13 +50,14 @@ export function readHash(hash = location.hash) {
     const n = Number(p.get(k)) - base;
     return Number.isInteger(n) && n >= 0 ? n : null;
   };
-  return { run: p.get("run"), step: num("step"), engine: p.get("engine"), slice: num("slice") };
+  return { run: p.get("run"), trace: p.get("trace"), step: num("step"), engine: p.get("engine"), slice: num("slice") };
 }
 
 /** writeHash writes the fragment, steps 1-based. */
-export function writeHash({ run, step, engine, slice }) {
+export function writeHash({ run, trace, step, engine, slice }) {
   const p = new URLSearchParams();
   if (run) p.set("run", run);
+  if (trace) p.set("trace", trace);
   if (step !== null && step !== undefined) p.set("step", String(step + 1));
   if (slice !== null && slice !== undefined && slice !== "") p.set("slice", String(Number(slice) + 1));
   if (engine) p.set("engine", engine);

@@ -8,6 +8,8 @@ export const S = {
   scenarios: [],
   scenario: null,
   run: null, // summary of the loaded run
+  trace: null, // the imported log the loaded run belongs to: {id, name, opened, args}
+  check: null, // the loaded log checked against a model: {run, model, verdict, spec}
   total: 0,
   step: 0,
   steps: [], // StepViews, filled in pages

@@ -3,7 +3,7 @@
 import { $, h, clear } from "./dom.js";
 import { S } from "./state.js";
 import { showError } from "./form.js";
-import { load } from "./run.js";
+import { load, isTrace } from "./run.js";
 import { jump } from "./cursor.js";
 import { stop } from "./playback.js";
 
@@ -22,9 +22,14 @@ export function renderWhatIf(st) {
   if (!alts.length) {
     const s = S.steps[st.step];
     const loading = !!(s && s.choices);
-    const key = loading ? `loading:${st.step}` : "none";
+    const log = isTrace(S.run);
+    const key = loading ? `loading:${st.step}` : log ? "log" : "none";
     if (key !== whatIfKey) {
       whatIfKey = key;
+      if (log) {
+        clear(box, h("p.muted", null, "A real execution records no choices to take otherwise. Check it against a model (Real executions) to see what the model could have done."));
+        return;
+      }
       clear(box, loading ? h("p.muted", null, "Loading the alternatives…") : [
         h("p.muted", null, "The schedule made no choice at this step."),
         h("button.btn.small", { type: "button", onclick: () => jump("choice") }, "Go to the next choice point")]);

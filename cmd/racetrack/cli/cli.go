@@ -40,6 +40,7 @@ const (
 	ExitSafety   = 12 // an always (safety) property was violated
 	ExitLiveness = 13 // an eventually property never held within its deadline
 	ExitBudget   = 14 // the budget (states, depth, -timeout) ran out before a verdict
+	ExitDiverges = 15 // validate: the log leaves the model
 )
 
 const exitCodes = `Exit status:
@@ -52,6 +53,8 @@ const exitCodes = `Exit status:
   13  liveness violation: an eventually property never held by its deadline
   14  budget exhausted without a verdict (an exhaustive search stopped at its
       state budget, or -timeout ran out); the output names the limit reached
+  15  the log leaves the model (validate): no model run matches it; the
+      output names the event, why, and what the model could do there
   When one run violates several properties, the first violation decides.
 `
 
@@ -70,6 +73,7 @@ var builtin = []Command{
 	{"verify", "check a preset's property over a seed range, or exhaustively", verifyCmd},
 	{"export", "write a run (or, with -trace, a logged execution) as chrome (Perfetto), shiviz, json or svg", exportCmd},
 	{"import", "read a real system's log (ShiViz, NDJSON trace, JSON export) as a JSON timeline", importCmd},
+	{"validate", "check whether a real system's log is a behaviour of a model", validateCmd},
 	{"serve", "serve the API and the debugger page", serveCmd},
 	{"worker", "join a NATS cluster and run its distributed searches", workerCmd},
 	{"list", "list the scenarios, presets, variants and properties", listCmd},

@@ -35,36 +35,62 @@ type flagSet interface {
 	Int64(name string, value int64, usage string) *int64
 }
 
-// importLog reads the log at path as a timeline.
-func importLog(e *Env, cmd, path string, f *logFlags) (*timeline.Timeline, int) {
+// readLog reads the log at path within -memory and the import options
+// the flags give.
+func readLog(e *Env, cmd, path string, f *logFlags) ([]byte, ingest.Options, int) {
+	opt := ingest.Options{Parser: *f.parser, Delimiter: *f.delimiter, MaxBytes: *f.memory}
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil, e.Fail(cmd, ExitUsage, err)
+		return nil, opt, e.Fail(cmd, ExitUsage, err)
 	}
 	if st.Size() > *f.memory {
-		return nil, e.Fail(cmd, ExitUsage, fmt.Errorf("-trace %s is %d bytes, more than -memory %d", path, st.Size(), *f.memory))
+		return nil, opt, e.Fail(cmd, ExitUsage, fmt.Errorf("-trace %s is %d bytes, more than -memory %d", path, st.Size(), *f.memory))
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, e.Fail(cmd, ExitFailure, err)
+		return nil, opt, e.Fail(cmd, ExitFailure, err)
 	}
-	opt := ingest.Options{Parser: *f.parser, Delimiter: *f.delimiter, MaxBytes: *f.memory}
+	return data, opt, ExitHolds
+}
+
+// logError is the failure of an import: the message names the line and
+// field, and a log over -memory says what would let it in.
+func logError(e *Env, cmd, path string, err error) int {
+	var tooLarge *ingest.TooLargeError
+	if errors.As(err, &tooLarge) {
+		err = fmt.Errorf("%w (-memory %d or more lets it in)", err, tooLarge.NeedBytes)
+	}
+	return e.Fail(cmd, ExitUsage, fmt.Errorf("%s: %w", path, err))
+}
+
+// pickExecution checks -execution against a log of n executions and
+// says which one is taken when there are several.
+func pickExecution(e *Env, cmd string, f *logFlags, n int, label func(k int) string) (int, int) {
+	k := *f.execution
+	if k < 1 || k > n {
+		return 0, e.Fail(cmd, ExitUsage, fmt.Errorf("-execution %d: the log holds %d", k, n))
+	}
+	if n > 1 {
+		fmt.Fprintf(e.Stderr, "%s %s: execution %d (%q) of %d\n", e.Name, cmd, k, label(k-1), n)
+	}
+	return k - 1, ExitHolds
+}
+
+// importLog reads the log at path as a timeline.
+func importLog(e *Env, cmd, path string, f *logFlags) (*timeline.Timeline, int) {
+	data, opt, code := readLog(e, cmd, path, f)
+	if data == nil {
+		return nil, code
+	}
 	o, err := ingest.Open(ingest.Format(*f.format), data, opt)
 	if err != nil {
-		var tooLarge *ingest.TooLargeError
-		if errors.As(err, &tooLarge) {
-			err = fmt.Errorf("%w (-memory %d or more lets it in)", err, tooLarge.NeedBytes)
-		}
-		return nil, e.Fail(cmd, ExitUsage, fmt.Errorf("%s: %w", path, err))
+		return nil, logError(e, cmd, path, err)
 	}
-	n := *f.execution
-	if n < 1 || n > o.Executions {
-		return nil, e.Fail(cmd, ExitUsage, fmt.Errorf("-execution %d: the log holds %d", n, o.Executions))
+	k, code := pickExecution(e, cmd, f, o.Executions, func(k int) string { return o.Labels[k] })
+	if code != ExitHolds {
+		return nil, code
 	}
-	if o.Executions > 1 {
-		fmt.Fprintf(e.Stderr, "%s %s: execution %d (%q) of %d\n", e.Name, cmd, n, o.Labels[n-1], o.Executions)
-	}
-	return o.Timelines[n-1], ExitHolds
+	return o.Timelines[k], ExitHolds
 }
 
 // importedCode is the exit status of an imported execution: a deadlock

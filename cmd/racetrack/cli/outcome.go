@@ -13,6 +13,7 @@ var verdicts = map[int]string{
 	ExitSafety:   "safety violation",
 	ExitLiveness: "liveness violation",
 	ExitBudget:   "budget exhausted without a verdict",
+	ExitDiverges: "the log leaves the model",
 }
 
 // violationCode is the exit code of a violation of the named property of
