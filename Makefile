@@ -11,7 +11,7 @@ WASMDIR   := $(GOROOT)/lib/wasm
 ADDR      ?= 127.0.0.1:8080
 GOSRC     := $(shell find core wasm -name '*.go' 2>/dev/null) go.mod
 
-.PHONY: run test test-full wasm vet test-native test-race test-wasm test-wasm-explorers test-cli test-examples test-sweeps vulncheck bench clean
+.PHONY: run test test-full wasm vet test-native test-race test-wasm test-wasm-explorers test-cli test-examples test-sweeps vulncheck bench bench-cluster clean
 
 wasm: static/app.wasm static/wasm_exec.js
 
@@ -83,6 +83,11 @@ vulncheck:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./core/...
+
+# A distributed bfs against the local one on this machine (issue 30):
+# CPU seconds of every process, wall time, bytes published per state.
+bench-cluster:
+	$(GO) test ./internal/cluster -run '^$$' -bench BFSEfficiency -benchtime 1x -timeout 60m -cluster.clients 3 -cluster.iterations 2
 
 clean:
 	rm -f static/app.wasm static/wasm_exec.js

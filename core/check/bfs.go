@@ -154,6 +154,8 @@ func (b *bfsEngine) tasks() int {
 type Scratch struct {
 	ex scratch
 	rb rebuilder
+	// decoded is the world Expander.ExpandWith decoded last.
+	decoded *sim.World
 }
 
 // runTask runs task i of the current phase with sc (nil: its own).

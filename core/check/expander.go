@@ -15,7 +15,9 @@ import (
 // expands one state at a time into its successors and decides, for the
 // owner of a successor's fingerprint, whether the successor is new.
 // A state travels as its path from the initial state (its depth and
-// schedule) plus its sleep set; the world is rebuilt by replay.
+// schedule) plus its sleep set; the world is rebuilt by replay, or, once
+// EncodeStates was called, decoded from the state's bytes (BFSState.World,
+// sim.Codec) without replaying.
 //
 // Expanding the states of each level in the order of their index paths
 // (the indices of the successors taken from the root, compared
@@ -30,6 +32,9 @@ type Expander struct {
 	x    *Explorer
 	g    *graphEngine
 	root *sim.World
+	// codec, once EncodeStates was called, writes every successor's world
+	// into BFSState.World.
+	codec *sim.Codec
 }
 
 // BFSState is a state of a distributed bfs.
@@ -52,6 +57,10 @@ type BFSState struct {
 	// Only, when not 0, is the processes whose steps are taken (a state
 	// expanded again: the others' were taken the first time).
 	Only uint64
+	// World is the state's world written by the model's sim.Codec (see
+	// EncodeStates); when set, Expand decodes it instead of replaying
+	// Path, which then only names the counterexample.
+	World []byte
 }
 
 // Finding is a violation met while expanding a state.
@@ -96,17 +105,72 @@ func NewExpander(reg *scenario.Registry, cfg Config) (*Expander, error) {
 // Config is the normalised configuration.
 func (e *Expander) Config() Config { return e.x.cfg }
 
+// EncodeStates makes Expand write each successor's world into its
+// BFSState.World, so that whoever expands it next decodes it rather than
+// replaying its path. It fails, naming why, for a model the state codec
+// cannot carry (sim.NewCodec).
+func (e *Expander) EncodeStates() error {
+	c, err := sim.NewCodec(e.root)
+	if err != nil {
+		return fmt.Errorf("check: a distributed bfs ships states with the model's state codec: %w", err)
+	}
+	e.codec = c
+	return nil
+}
+
 // Root is the initial state.
 func (e *Expander) Root() BFSState {
 	k := e.g.keyOf(e.root)
-	return BFSState{Key: k.fp, Enc: k.enc}
+	s := BFSState{Key: k.fp, Enc: k.enc}
+	if e.codec != nil {
+		s.World, _ = e.codec.Append(nil, e.root) // the template itself always encodes
+	}
+	return s
 }
 
 // Expand rebuilds s and passes its successors to emit in the local
 // search's order; it stops at the first violation, which it returns.
 // It changes nothing shared: expansions may run concurrently.
+//
+// A state with World is decoded, and its world has no schedule: the
+// successors' paths and a counterexample's schedule are s.Path followed
+// by the choices of the step taken.
 func (e *Expander) Expand(s BFSState, emit func(BFSState)) (Expansion, error) {
-	w, err := e.rebuild(s)
+	return e.ExpandWith(nil, s, emit)
+}
+
+// ExpandWith is Expand reusing sc's memory (nil: none) from one call to
+// the next: the worlds of the successors and of a decoded state. Give
+// each goroutine its own.
+func (e *Expander) ExpandWith(sc *Scratch, s BFSState, emit func(BFSState)) (Expansion, error) {
+	return e.ExpandSkipping(sc, s, nil, emit)
+}
+
+// ExpandSkipping is ExpandWith that first passes each successor, without
+// its world, to skip (if not nil): one skip answers true for is not
+// encoded nor emitted. A driver that knows a successor's owner will not
+// admit it (seen before with a sleep set no larger, see Admit) saves
+// encoding and sending it.
+func (e *Expander) ExpandSkipping(sc *Scratch, s BFSState, skip func(BFSState) bool, emit func(BFSState)) (Expansion, error) {
+	if sc == nil {
+		sc = &Scratch{}
+	}
+	var w *sim.World
+	var err error
+	var prefix []int
+	if s.World != nil {
+		if e.codec == nil {
+			return Expansion{}, errors.New("check: a state carries its world, but EncodeStates was not called")
+		}
+		w, err = e.codec.DecodeInto(sc.decoded, s.World)
+		sc.decoded = w // nil after a failure: DecodeInto left nothing to reuse
+		if err == nil && w.Steps() != s.Depth {
+			err = fmt.Errorf("%w: a state of depth %d decodes to a world of %d steps", sim.ErrCodec, s.Depth, w.Steps())
+		}
+		prefix = s.Path
+	} else {
+		w, err = e.rebuild(s)
+	}
 	if err != nil {
 		return Expansion{}, err
 	}
@@ -114,14 +178,30 @@ func (e *Expander) Expand(s BFSState, emit func(BFSState)) (Expansion, error) {
 	if err != nil {
 		return Expansion{}, err
 	}
-	ex := expansion{e: e.g, scratch: &scratch{}}
+	ex := expansion{e: e.g, scratch: &sc.ex}
+	var encErr error
 	ex.emit = func(sc succ, sl []footprint) {
-		emit(BFSState{Key: sc.key.fp, Depth: sc.w.Steps(), Path: slices.Clone(sc.w.Schedule()), Sleep: encodeSleep(sl), Enc: sc.key.enc, Renaming: sc.perm + 1})
+		next := BFSState{Key: sc.key.fp, Depth: sc.w.Steps(), Sleep: encodeSleep(sl), Enc: sc.key.enc, Renaming: sc.perm + 1}
+		if skip != nil && skip(next) {
+			return
+		}
+		next.Path = append(slices.Clip(prefix), sc.w.Schedule()...)
+		if e.codec != nil {
+			var err error
+			if next.World, err = e.codec.Append(nil, sc.w); err != nil && encErr == nil {
+				encErr = err
+			}
+		}
+		emit(next)
 	}
 	ex.expand(&node{w: w, key: stateKey{fp: s.Key, enc: s.Enc}, sleep: sleep, only: s.Only})
 	out := Expansion{Transitions: ex.transitions, Cut: ex.cut}
 	if ex.found != nil {
 		out.Found = &Finding{Counterexample: ex.found.spec, Violation: ex.found.violation}
+		out.Found.Counterexample.Schedule = append(slices.Clip(prefix), out.Found.Counterexample.Schedule...)
+	}
+	if ex.err == nil {
+		ex.err = encErr
 	}
 	return out, ex.err
 }

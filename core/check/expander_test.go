@@ -20,12 +20,19 @@ type item struct {
 
 // partitionedBFS drives an Expander as a distributed search would: parts
 // visited sets chosen by fingerprint, each level expanded in index-path
-// order and its successors admitted by their owner in that order.
-func partitionedBFS(t *testing.T, reg *scenario.Registry, cfg check.Config, parts int) check.Result {
+// order and its successors admitted by their owner in that order. With
+// encoded, states travel as their encoded worlds (EncodeStates): each is
+// decoded, never replayed.
+func partitionedBFS(t *testing.T, reg *scenario.Registry, cfg check.Config, parts int, encoded bool) check.Result {
 	t.Helper()
 	e, err := check.NewExpander(reg, cfg)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if encoded {
+		if err := e.EncodeStates(); err != nil {
+			t.Fatal(err)
+		}
 	}
 	owner := func(k uint64) int { return int((k >> 32) * uint64(parts) >> 32) }
 	visited := make([]map[string]uint64, parts)
@@ -38,6 +45,10 @@ func partitionedBFS(t *testing.T, reg *scenario.Registry, cfg check.Config, part
 		}
 		return strconv.FormatUint(s.Key, 16)
 	}
+	var sc *check.Scratch
+	if encoded {
+		sc = &check.Scratch{} // reused from state to state
+	}
 	root := e.Root()
 	visited[owner(root.Key)][key(root)] = 0
 	level := []item{{s: root}}
@@ -47,7 +58,10 @@ func partitionedBFS(t *testing.T, reg *scenario.Registry, cfg check.Config, part
 		var next []item
 		for _, it := range level {
 			i := 0
-			x, err := e.Expand(it.s, func(s check.BFSState) {
+			if encoded && it.s.World == nil {
+				t.Fatalf("a state of depth %d travels without its world", it.s.Depth)
+			}
+			x, err := e.ExpandWith(sc, it.s, func(s check.BFSState) {
 				next = append(next, item{s: s, order: append(slices.Clone(it.order), i)})
 				i++
 			})
@@ -112,8 +126,9 @@ func expanderMatchesLocal(t *testing.T, reg *scenario.Registry, cfg check.Config
 	t.Helper()
 	local := search(t, reg, cfg)
 	for _, parts := range []int{1, 3} {
-		name := fmt.Sprintf("%s/%s/%s %+v %s, %d parts", cfg.Scenario, cfg.Preset, cfg.Variant, cfg.Reductions, cfg.Storage, parts)
-		got := partitionedBFS(t, reg, cfg, parts)
+		encoded := parts == 3 // states decoded, not replayed
+		name := fmt.Sprintf("%s/%s/%s %+v %s, %d parts, encoded %v", cfg.Scenario, cfg.Preset, cfg.Variant, cfg.Reductions, cfg.Storage, parts, encoded)
+		got := partitionedBFS(t, reg, cfg, parts, encoded)
 		if got.Verdict != local.Verdict || got.Found != local.Found || got.Length != local.Length || got.Exhaustive != local.Exhaustive {
 			t.Fatalf("%s: %s length %d; local %s length %d", name, got.Verdict, got.Length, local.Verdict, local.Length)
 		}
@@ -148,6 +163,48 @@ func TestExpanderRefusesAnUnknownRenaming(t *testing.T) {
 		s.Renaming = r
 		if _, _, _, err := e.Admit(0, true, s); err == nil {
 			t.Fatalf("renaming %d admitted", r)
+		}
+	}
+}
+
+// ExpandSkipping asks about each successor before encoding it: the ones
+// skip refuses are neither encoded nor emitted, the others are emitted
+// as Expand emits them, world included.
+func TestExpanderSkipsBeforeEncoding(t *testing.T) {
+	cfg := check.Config{Scenario: "vitess-messager", Preset: "lock-level", Variant: "fixed", Params: map[string]any{"clients": 2, "iterations": 1},
+		Strategy: check.BFS, Reductions: check.DefaultReductions(check.BFS)}
+	e, err := check.NewExpander(catalog.New(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.EncodeStates(); err != nil {
+		t.Fatal(err)
+	}
+	var all []check.BFSState
+	if _, err := e.Expand(e.Root(), func(s check.BFSState) { all = append(all, s) }); err != nil {
+		t.Fatal(err)
+	}
+	if len(all) < 2 {
+		t.Fatalf("the initial state has %d successors", len(all))
+	}
+	asked := 0
+	var kept []check.BFSState
+	_, err = e.ExpandSkipping(nil, e.Root(), func(s check.BFSState) bool {
+		if s.World != nil {
+			t.Fatal("skip was asked about a successor already encoded")
+		}
+		asked++
+		return s.Key == all[0].Key
+	}, func(s check.BFSState) { kept = append(kept, s) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if asked != len(all) || len(kept) != len(all)-1 {
+		t.Fatalf("asked about %d successors, kept %d; the state has %d", asked, len(kept), len(all))
+	}
+	for i, s := range kept {
+		if want := all[i+1]; s.Key != want.Key || string(s.World) != string(want.World) || !slices.Equal(s.Path, want.Path) {
+			t.Fatalf("successor %d: %+v, want %+v", i, s, want)
 		}
 	}
 }

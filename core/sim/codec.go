@@ -316,7 +316,7 @@ func (c *Codec) appendModel(b []byte, m Model) ([]byte, error) {
 	mask := len(b)
 	b = append(b, make([]byte, (len(c.flat)+7)/8)...)
 	for i, f := range c.flat {
-		if f && v.Field(i).Equal(t.Field(i)) {
+		if f && sameBytes(v.Field(i), t.Field(i)) {
 			b[mask+i/8] |= 1 << (i % 8)
 		}
 	}

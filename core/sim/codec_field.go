@@ -17,3 +17,19 @@ func alias(v reflect.Value) reflect.Value {
 	}
 	return reflect.NewAt(v.Type(), unsafe.Pointer(v.UnsafeAddr())).Elem()
 }
+
+// sameBytes reports whether a and b, addressable values of one flat type
+// (see flat), hold the same bytes: a memory comparison where
+// reflect.Value.Equal walks the type field by field, which made it most
+// of an encoding's time. It may say false for equal values (a string in
+// other memory, padding), which costs only the bytes of writing the
+// field; it never says true for values that differ.
+func sameBytes(a, b reflect.Value) bool {
+	n := a.Type().Size()
+	if n == 0 {
+		return true
+	}
+	x := unsafe.Slice((*byte)(unsafe.Pointer(a.UnsafeAddr())), n)
+	y := unsafe.Slice((*byte)(unsafe.Pointer(b.UnsafeAddr())), n)
+	return string(x) == string(y)
+}

@@ -14,6 +14,12 @@
 //   - Slip, the fixed order with a slip the model does not allow: the
 //     poller wakes the sender after releasing mu instead of under it.
 //
+// mu and the stream mutex are FIFO mutexes built on sync.Mutex and
+// channels (fifo.go): the model's mutexes hand themselves to the
+// longest waiter, a sync.Mutex lets a running goroutine barge in, and
+// validating the traces against the model found the difference (see
+// fifoMutex).
+//
 // Run runs one execution under real scheduling with random delays and a
 // watchdog: when nothing progresses for the watchdog's interval, it ends
 // the run, logs which goroutines wait for which mutex, and reports a

@@ -2,7 +2,6 @@ package messager
 
 import (
 	"sync"
-	"sync/atomic"
 
 	"github.com/racetrack-sim/racetrack/tracer"
 )
@@ -24,23 +23,23 @@ type manager struct {
 	version Version
 	node    *tracer.Logger
 
-	mu        sync.Mutex
+	mu        fifoMutex
 	receivers []int // client ids
 	isOpen    bool
 	cache     int  // rows waiting to be sent
 	streaming bool // the vstream runs (guarded by streamMu in v13, mu after)
 
 	// streamMu is v13's streamMu and the fix's cacheManagementMu.
-	streamMu sync.Mutex
+	streamMu fifoMutex
 	// streamGen counts the vstream's starts and stops (odd: a vstream
-	// runs), read by the binlog without a lock in one load, as the
-	// model's row event reads it in one step; a callback that finds it
-	// changed since its event arrived sees its stream's context
-	// cancelled. (Between that load and taking streamMu, v13's
-	// stopVStream could take and release streamMu: the one window where
-	// the program is less atomic than the model, and a trace through it
-	// would not conform.)
-	streamGen atomic.Int64
+	// runs). genMu (not logged: the model has no such lock) guards it,
+	// and makes a row event's decision (does a vstream run?) and the
+	// line it logs for it (no vstream, block or lock) one step, as the
+	// model's row event is, against a start or stop and its line. A
+	// callback that finds streamGen changed once it holds streamMu sees
+	// its stream's context cancelled.
+	genMu     sync.Mutex
+	streamGen int64
 
 	// wake carries the trace id of each wake-up to the sender.
 	wake chan tracer.MsgID
@@ -98,8 +97,10 @@ func (m *manager) startVStream(l *tracer.Logger) {
 		defer l.Unlock(&m.streamMu, m.streamName())
 	}
 	m.streaming = true
-	m.streamGen.Add(1)
+	m.genMu.Lock()
+	m.streamGen++
 	l.Local("startVStream")
+	m.genMu.Unlock()
 }
 
 func (m *manager) stopVStream(l *tracer.Logger) {
@@ -108,8 +109,10 @@ func (m *manager) stopVStream(l *tracer.Logger) {
 		defer l.Unlock(&m.streamMu, m.streamName())
 	}
 	m.streaming = false
-	m.streamGen.Add(1)
+	m.genMu.Lock()
+	m.streamGen++
 	l.Local("stopVStream")
+	m.genMu.Unlock()
 }
 
 // poll is one runPoller: rows read from the table go into the cache and
@@ -155,6 +158,25 @@ func (m *manager) poll(l *tracer.Logger, readPending func()) {
 	l.Unlock(&m.streamMu, stream)
 }
 
+// gated is a mutex taken while gate is held: a try that fails (the
+// tracer then logs the block) lets go of gate before waiting, and held
+// says whether gate is still held.
+type gated struct {
+	mu   *fifoMutex
+	gate *sync.Mutex
+	held bool
+}
+
+func (g *gated) TryLock() bool { return g.mu.TryLock() }
+
+func (g *gated) Lock() {
+	g.gate.Unlock()
+	g.held = false
+	g.mu.Lock()
+}
+
+func (g *gated) Unlock() { g.mu.Unlock() }
+
 func (m *manager) wakeSender(l *tracer.Logger) {
 	m.wake <- l.Send("cond.Broadcast: wake runSend", "tablet")
 }
@@ -164,14 +186,23 @@ func (m *manager) wakeSender(l *tracer.Logger) {
 // the stream was stopped since the event arrived (runOneVStream's ctx
 // check under streamMu).
 func (m *manager) rowEvent(l *tracer.Logger) {
-	gen := m.streamGen.Load()
+	stream := m.streamName()
+	m.genMu.Lock()
+	gen := m.streamGen
 	if gen%2 == 0 {
 		l.Local("binlog: rows committed; no vstream runs")
+		m.genMu.Unlock()
 		return
 	}
-	stream := m.streamName()
-	l.Lock(&m.streamMu, stream)
-	if m.streamGen.Load() != gen {
+	g := &gated{mu: &m.streamMu, gate: &m.genMu, held: true}
+	l.Lock(g, stream)
+	if g.held {
+		m.genMu.Unlock()
+	}
+	m.genMu.Lock()
+	cancelled := m.streamGen != gen
+	m.genMu.Unlock()
+	if cancelled {
 		l.Local("runOneVStream: ctx done")
 		l.Unlock(&m.streamMu, stream)
 		return

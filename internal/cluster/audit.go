@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"hash/maphash"
 	"math/rand/v2"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -27,15 +29,18 @@ const auditSample = 4
 // bfsAudit checks a distributed bfs's answers against data the workers
 // published and cannot predict the use of (see docs/security.md):
 //
-//   - each merge's counts: Kept is the number of states in the frontier
-//     it published, New the number of entries of its visited-set
-//     increment the coordinator had not seen before;
-//   - a secret sample of each partition's frontier (chosen with a key
-//     the workers never see, after the frontier was published) is
-//     re-expanded here: a violation or a depth cut no worker reported
-//     fails the search, and every successor must be in the visited set
-//     once the next level is merged (a dropped state, or a "kept 0"
-//     that hides states, is caught when the sample hits it).
+//   - each task's counts: New is the number of entries of its
+//     visited-set increment the coordinator had not seen before, and
+//     Kept is at least the number of entries;
+//   - a secret sample of the states sent to each partition for each
+//     level (one of the batches' subjects and states in it, chosen with
+//     a key the workers never see, after the level was published) must
+//     be in a visited set once the level is done (a partition that drops
+//     what it was sent is caught), and is re-expanded here: a violation
+//     or a depth cut the partition did not report fails the search, and
+//     every successor must be in a visited set once the next level is
+//     done (an expansion that drops or hides successors is caught when
+//     the sample hits it).
 //
 // It keeps a set of the visited states' keys (fingerprints, or hashes
 // of the encodings with exact storage): 8 bytes a state and the map's
@@ -45,25 +50,21 @@ type bfsAudit struct {
 	s       *bfsSearch
 	seed    maphash.Seed
 	seen    map[uint64]struct{}
-	sample  []item
 	pending []pendingState
 	// expanders are the workers that expanded each partition last.
 	expanders []string
 }
 
 // pendingState is a successor of a sampled state, checked after the
-// next merge.
+// next level.
 type pendingState struct {
 	key        uint64
 	from, to   int // the partitions of its parent and its own
 	parentPath []int
 }
 
-func newBFSAudit(s *bfsSearch, root check.BFSState) *bfsAudit {
-	a := &bfsAudit{s: s, seed: maphash.MakeSeed(), seen: map[uint64]struct{}{}}
-	a.seen[a.key(root.Key, root.Enc)] = struct{}{}
-	a.sample = []item{{s: root}}
-	return a
+func newBFSAudit(s *bfsSearch) *bfsAudit {
+	return &bfsAudit{s: s, seed: maphash.MakeSeed(), seen: map[uint64]struct{}{}}
 }
 
 // key is a state's key in the audit's set.
@@ -74,82 +75,27 @@ func (a *bfsAudit) key(fp uint64, enc string) uint64 {
 	return fp
 }
 
-// expanded re-expands the sampled states of level after the workers
-// expanded it (got: their results by partition) and notes the
-// successors to look for after the merge.
-func (a *bfsAudit) expanded(level int, got []rangeResult) error {
-	a.pending = a.pending[:0]
-	a.expanders = a.expanders[:0]
-	for _, r := range got {
-		a.expanders = append(a.expanders, r.Worker)
-	}
-	for _, it := range a.sample {
-		from := owner(it.s.Key, a.s.parts)
-		x, err := a.s.e.Expand(it.s, func(succ check.BFSState) {
-			a.pending = append(a.pending, pendingState{key: a.key(succ.Key, succ.Enc), from: from, to: owner(succ.Key, a.s.parts), parentPath: it.s.Path})
-		})
-		if err != nil {
-			return fmt.Errorf("%w: the coordinator cannot expand a state of partition %d at level %d: %v", ErrForged, from, level, err)
-		}
-		r := got[from]
-		if x.Found != nil && r.FoundAt == nil {
-			return fmt.Errorf("%w: worker %q expanded partition %d at level %d and reported no violation, but the state reached by %v violates %s", ErrForged, r.Worker, from, level, it.s.Path, x.Found.Violation.Property)
-		}
-		if x.Cut && !r.Cut {
-			return fmt.Errorf("%w: worker %q expanded partition %d at level %d and reported no depth cut, but the state reached by %v is at the depth bound", ErrForged, r.Worker, from, level, it.s.Path)
-		}
-	}
-	return nil
-}
-
-// merged checks level's merges (got: their results by partition) against
-// the increments and frontiers they published, adds the increments to
-// the audit's set, checks the pending successors and samples the next
-// level's states.
-func (a *bfsAudit) merged(ctx context.Context, level int, got []rangeResult) error {
+// admitted checks level's tasks (got: their results by partition) against
+// the visited-set increments they published, adds the increments to the
+// audit's set and checks the successors of the previous level's sample.
+func (a *bfsAudit) admitted(ctx context.Context, level int, got []rangeResult) error {
 	s := a.s
 	parts := len(got)
-	// One read for the whole level: every partition's increment and
-	// frontier (rt.bfs.<id>.seen.<level>.<part>, .front.<level>.<part>;
-	// the candidates, rt.bfs.<id>.cand.<level>.<owner>.<from>, have a
-	// token more and do not match).
 	keys := make([][]uint64, parts)
-	samples := make([][]item, parts)
-	kept := make([]int, parts)
-	rngs := make([]*rand.Rand, parts)
-	prefix := fmt.Sprintf("%s%s.", bfsSubject, s.id)
-	err := a.read(ctx, fmt.Sprintf("%s*.%d.*", prefix, level), func() {
+	err := a.read(ctx, fmt.Sprintf("%s%s.seen.%d.*", bfsSubject, s.id, level), func() {
 		for p := range parts {
-			keys[p], samples[p], kept[p] = keys[p][:0], samples[p][:0], 0
-			rngs[p] = rand.New(rand.NewChaCha8(a.sampleSeed(level, p)))
+			keys[p] = keys[p][:0]
 		}
 	}, func(subject string, data []byte) error {
-		var kind string
-		var lv, p int
-		if n, err := fmt.Sscanf(strings.ReplaceAll(subject[len(prefix):], ".", " "), "%s %d %d", &kind, &lv, &p); n != 3 || err != nil || lv != level || p < 0 || p >= parts {
+		p, err := strconv.Atoi(subject[strings.LastIndexByte(subject, '.')+1:])
+		if err != nil || p < 0 || p >= parts {
 			return errCodec
 		}
-		switch kind {
-		case "seen":
-			return eachSeen(data, func(key uint64, enc string) { keys[p] = append(keys[p], a.key(key, enc)) })
-		case "front":
-			its, err := decodeItems(data, nil)
-			for _, it := range its {
-				kept[p]++ // reservoir sampling: each state is kept with equal chance
-				if len(samples[p]) < auditSample {
-					samples[p] = append(samples[p], it)
-				} else if j := rngs[p].IntN(kept[p]); j < auditSample {
-					samples[p][j] = it
-				}
-			}
-			return err
-		}
-		return errCodec
+		return eachSeen(data, func(key uint64, enc string) { keys[p] = append(keys[p], a.key(key, enc)) })
 	})
 	if err != nil {
 		return err
 	}
-	a.sample = a.sample[:0]
 	for p, r := range got {
 		fresh := 0
 		for _, k := range keys[p] {
@@ -159,20 +105,130 @@ func (a *bfsAudit) merged(ctx context.Context, level int, got []rangeResult) err
 			}
 		}
 		if fresh != r.New {
-			return fmt.Errorf("%w: worker %q merged partition %d at level %d and reported %d new states, but published %d", ErrForged, r.Worker, p, level, r.New, fresh)
+			return fmt.Errorf("%w: worker %q admitted partition %d at level %d and reported %d new states, but published %d", ErrForged, r.Worker, p, level, r.New, fresh)
 		}
-		if kept[p] != r.Kept {
-			return fmt.Errorf("%w: worker %q merged partition %d at level %d and reported %d states kept, but published %d", ErrForged, r.Worker, p, level, r.Kept, kept[p])
+		if len(keys[p]) > r.Kept {
+			return fmt.Errorf("%w: worker %q admitted partition %d at level %d and reported %d states kept, but published %d", ErrForged, r.Worker, p, level, r.Kept, len(keys[p]))
 		}
-		a.sample = append(a.sample, samples[p]...)
 	}
 	for _, ps := range a.pending {
 		if _, ok := a.seen[ps.key]; !ok {
-			return fmt.Errorf("%w: a successor of the state reached by %v (partition %d) is in no visited set after level %d: partition %d's expansion (worker %q) or partition %d's merge (worker %q) dropped it",
+			return fmt.Errorf("%w: a successor of the state reached by %v (partition %d) is in no visited set after level %d: partition %d's expansion (worker %q) or partition %d's admission (worker %q) dropped it",
 				ErrForged, ps.parentPath, ps.from, level, ps.from, a.expanders[ps.from], ps.to, got[ps.to].Worker)
 		}
 	}
+	a.pending = a.pending[:0]
 	return nil
+}
+
+// expanded samples, for each partition, states sent to it for level
+// (got: the level's results by partition): each must be in the audit's
+// set, and is re-expanded here; its successors are checked after the
+// next level.
+func (a *bfsAudit) expanded(ctx context.Context, level int, got []rangeResult) error {
+	s := a.s
+	a.expanders = a.expanders[:0]
+	for _, r := range got {
+		a.expanders = append(a.expanders, r.Worker)
+	}
+	for p, r := range got {
+		sample, err := a.sample(ctx, level, p)
+		if err != nil {
+			return err
+		}
+		for _, it := range sample {
+			if _, ok := a.seen[a.key(it.s.Key, it.s.Enc)]; !ok {
+				return fmt.Errorf("%w: worker %q was sent the state reached by %v for partition %d at level %d and stored it in no visited set", ErrForged, r.Worker, it.s.Path, p, level)
+			}
+			x, err := s.e.Expand(it.s, func(succ check.BFSState) {
+				a.pending = append(a.pending, pendingState{key: a.key(succ.Key, succ.Enc), from: p, to: owner(succ.Key, s.parts), parentPath: it.s.Path})
+			})
+			if err != nil {
+				return fmt.Errorf("%w: the coordinator cannot expand a state sent to partition %d at level %d: %v", ErrForged, p, level, err)
+			}
+			if x.Found != nil && r.FoundAt == nil {
+				return fmt.Errorf("%w: worker %q expanded partition %d at level %d and reported no violation, but the state reached by %v violates %s", ErrForged, r.Worker, p, level, it.s.Path, x.Found.Violation.Property)
+			}
+			if x.Cut && r.Kept > 0 && !r.Cut {
+				return fmt.Errorf("%w: worker %q expanded partition %d at level %d and reported no depth cut, but the state reached by %v is at the depth bound", ErrForged, r.Worker, p, level, it.s.Path)
+			}
+		}
+	}
+	return nil
+}
+
+// sample is up to auditSample states sent to partition p for level, from
+// one of the partitions that sent any, both chosen with the
+// coordinator's secret.
+func (a *bfsAudit) sample(ctx context.Context, level, p int) ([]item, error) {
+	s := a.s
+	rng := rand.New(rand.NewChaCha8(a.sampleSeed(level, p)))
+	var from []string
+	err := a.retry(ctx, func(ctx context.Context) error {
+		st, err := s.c.js.Stream(ctx, bfsStream)
+		if err != nil {
+			return err
+		}
+		info, err := st.Info(ctx, jetstream.WithSubjectFilter(candFilter(s.id, level, p)))
+		if err != nil {
+			return err
+		}
+		from = from[:0]
+		for subject := range info.State.Subjects {
+			from = append(from, subject)
+		}
+		return nil
+	})
+	if err != nil || len(from) == 0 {
+		return nil, err
+	}
+	slices.Sort(from) // the map's order must not choose
+	subject := from[rng.IntN(len(from))]
+	var out []item
+	n := 0
+	err = a.read(ctx, subject, func() { out, n = out[:0], 0 }, func(_ string, data []byte) error {
+		its, err := decodeItems(data, nil)
+		for _, it := range its {
+			n++ // reservoir sampling: each state is kept with equal chance
+			if len(out) < auditSample {
+				out = append(out, it)
+			} else if j := rng.IntN(n); j < auditSample {
+				out[j] = it
+			}
+		}
+		return err
+	})
+	return out, err
+}
+
+// retry runs f until it succeeds, for up to LostAfter while the cluster
+// does not answer.
+func (a *bfsAudit) retry(ctx context.Context, f func(context.Context) error) error {
+	var since time.Time
+	for {
+		// A request whose server goes away is never answered: bound
+		// each attempt.
+		actx, stop := context.WithTimeout(ctx, publishWait)
+		err := f(actx)
+		stop()
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if since.IsZero() {
+			since = time.Now()
+		}
+		if time.Since(since) >= a.s.c.opts.LostAfter {
+			return fmt.Errorf("%w: the audit's stream information: %v", ErrLost, err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
 }
 
 // read passes each message's data on subject to f, retrying the whole

@@ -12,9 +12,11 @@ import (
 	"github.com/racetrack-sim/racetrack/core/check"
 )
 
-// bfsSearch is one distributed bfs, level-synchronous: each level is
-// expanded partition by partition (tasks on the work queue), then each
-// partition admits the successors sent to it (tasks again). Every task
+// bfsSearch is one distributed bfs, level-synchronous with one round of
+// tasks a level: partition p's task of level L admits the states sent to
+// p for L, then expands them, sending their successors to their owners'
+// subjects for L+1 as it goes. The coordinator only waits for a level's
+// tasks, audits them and decides whether the search goes on. Every task
 // reads its input from JetStream and writes its output there, with
 // message ids a repeated attempt repeats, so a task redelivered after
 // its worker died redoes only itself, and its partition's visited set is
@@ -40,6 +42,9 @@ func (s *bfsSearch) run(ctx context.Context) (check.Result, error) {
 	s.results = make(chan rangeResult, 64)
 	s.exceeded = make(chan uint64, 16)
 	s.seqs = map[uint64]string{}
+	if err := s.e.EncodeStates(); err != nil {
+		return check.Result{}, err
+	}
 	stop, err := s.subscribe(ctx)
 	if err != nil {
 		return check.Result{}, err
@@ -47,39 +52,49 @@ func (s *bfsSearch) run(ctx context.Context) (check.Result, error) {
 	defer stop()
 	defer s.cleanup()
 
-	o := check.Outcome{States: 1}
+	var o check.Outcome
 	root := s.e.Root()
-	rootPart := owner(root.Key, s.parts)
-	for _, m := range []struct {
-		subject string
-		data    []byte
-	}{
-		{frontSubject(s.id, 0, rootPart), appendItem(nil, item{s: root})},
-		{seenSubject(s.id, 0, rootPart), appendSeen(nil, root.Key, 0, root.Enc)},
-	} {
-		data := pack(m.data)
-		if _, err := c.publish(ctx, m.subject, data, m.subject+"#0"); err != nil {
-			return s.fail(ctx, o, err)
-		}
-		s.bytes += len(data)
+	subject := candSubject(s.id, 0, owner(root.Key, s.parts), s.parts)
+	data := pack(appendItem(nil, item{s: root}))
+	if _, err := c.publish(ctx, subject, data, subject+"#0"); err != nil {
+		return s.fail(ctx, o, err)
 	}
-	audit := newBFSAudit(s, root)
-	frontier := 1
+	s.bytes += len(data)
+	audit := newBFSAudit(s)
 	for level := 0; ; level++ {
-		o.Depth = level
-		s.report(o, frontier)
-		got, err := s.phase(ctx, kindExpand, level)
+		got, err := s.phase(ctx, kindLevel, level)
 		if err != nil {
 			return s.fail(ctx, o, err)
+		}
+		frontier := 0
+		for _, r := range got {
+			if r.Error != "" {
+				o.Error = fmt.Sprintf("cluster: worker %q failed partition %d of level %d: %s", r.Worker, r.Part, level, r.Error)
+				return s.e.Result(o), nil
+			}
+			o.States += r.New
+			frontier += r.Kept
+		}
+		if err := audit.admitted(ctx, level, got); err != nil {
+			return s.fail(ctx, o, err)
+		}
+		if err := audit.expanded(ctx, level, got); err != nil {
+			return s.fail(ctx, o, err)
+		}
+		if frontier == 0 {
+			o.Done = true
+			return s.e.Result(o), nil
+		}
+		o.Depth = level
+		if level > 0 && o.States >= s.cfg.Budget.States {
+			// The local bfs stops here, before expanding this level:
+			// what the tasks found expanding it does not count.
+			return s.e.Result(o), nil
 		}
 		var found *item
 		for _, r := range got {
 			o.Transitions += r.Transitions
 			o.Cut = o.Cut || r.Cut
-			if r.Error != "" {
-				o.Error = r.Error
-				return s.e.Result(o), nil
-			}
 			if r.FoundAt != nil {
 				its, err := decodeItems(r.FoundAt, nil)
 				if err != nil || len(its) != 1 {
@@ -90,41 +105,18 @@ func (s *bfsSearch) run(ctx context.Context) (check.Result, error) {
 				}
 			}
 		}
-		if found == nil {
-			if err := audit.expanded(level, got); err != nil {
-				return s.fail(ctx, o, err)
-			}
-		}
+		s.report(o, frontier)
 		if found != nil {
-			x, err := s.e.Expand(found.s, func(check.BFSState) {})
+			// Replayed along its path from the initial state, not
+			// decoded: a worker's bytes could describe a state no run
+			// reaches, a path cannot.
+			replay := found.s
+			replay.World = nil
+			x, err := s.e.Expand(replay, func(check.BFSState) {})
 			if err != nil || x.Found == nil {
-				return s.fail(ctx, o, fmt.Errorf("cluster: the violating state does not expand to its violation here: %v", err))
+				return s.fail(ctx, o, fmt.Errorf("%w: the violating state a worker reported does not expand to a violation here: %v", ErrForged, err))
 			}
 			o.Found = x.Found
-			return s.e.Result(o), nil
-		}
-		got, err = s.phase(ctx, kindMerge, level+1)
-		if err != nil {
-			return s.fail(ctx, o, err)
-		}
-		frontier = 0
-		for _, r := range got {
-			if r.Error != "" {
-				o.Error = fmt.Sprintf("cluster: worker %q failed a merge: %s", r.Worker, r.Error)
-				return s.e.Result(o), nil
-			}
-			o.States += r.New
-			frontier += r.Kept
-		}
-		if err := audit.merged(ctx, level+1, got); err != nil {
-			return s.fail(ctx, o, err)
-		}
-		if frontier == 0 {
-			o.Done = true
-			return s.e.Result(o), nil
-		}
-		if o.States >= s.cfg.Budget.States {
-			o.Depth = level + 1
 			return s.e.Result(o), nil
 		}
 	}

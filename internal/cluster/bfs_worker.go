@@ -2,6 +2,9 @@ package cluster
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
@@ -15,16 +18,21 @@ import (
 	"github.com/racetrack-sim/racetrack/core/check"
 )
 
-// maxBatch is the size at which a batch of states is published.
-const maxBatch = 64 << 10
+// maxBatch is the size at which a batch of states is published: a
+// level of a large search is a handful of messages per pair of
+// partitions, not one per state.
+const maxBatch = 256 << 10
 
-// Subjects of a bfs search's data.
-func frontSubject(id string, level, part int) string {
-	return fmt.Sprintf("%s%s.front.%d.%d", bfsSubject, id, level, part)
-}
-
+// Subjects of a bfs search's data: the states sent to a partition for a
+// level, by the partition whose expansion sent them (from = Parts for
+// the coordinator's initial state), and a partition's visited-set
+// increment of a level.
 func candSubject(id string, level, owner, from int) string {
 	return fmt.Sprintf("%s%s.cand.%d.%d.%d", bfsSubject, id, level, owner, from)
+}
+
+func candFilter(id string, level, owner int) string {
+	return fmt.Sprintf("%s%s.cand.%d.%d.*", bfsSubject, id, level, owner)
 }
 
 func seenSubject(id string, level, part int) string {
@@ -56,56 +64,19 @@ func (w *Worker) dropCache(search string) {
 	}
 }
 
-// expandPart expands partition Part of level Level in index-path order
-// and sends each successor to its owner's batch; it stops at the
-// partition's first violation.
-func (w *Worker) expandPart(ctx context.Context, t task) (rangeResult, bool) {
+// levelPart is one partition's part of one level: it admits the states
+// sent to the partition for the level, in index-path order, against its
+// visited set (the new and re-expanded ones are the partition's
+// frontier; the visited-set increment is published, the checkpoint), then
+// expands that frontier in order, decoding each state's world, and sends
+// each successor to its owner's batch for the next level while it goes.
+// It stops at the partition's first violation.
+func (w *Worker) levelPart(ctx context.Context, t task) (rangeResult, bool) {
 	var res rangeResult
 	e, err := check.NewExpander(w.reg, t.Config)
-	if err != nil {
-		res.Error = err.Error()
-		return res, true
+	if err == nil {
+		err = e.EncodeStates()
 	}
-	front, err := w.readItems(ctx, frontSubject(t.Search, t.Level, t.Part))
-	if err != nil {
-		return res, false
-	}
-	slices.SortStableFunc(front, compareItems)
-	out := newBatcher(w, ctx, t, t.Level+1)
-	for _, it := range front {
-		if w.stopped(ctx, t.Search) {
-			return res, false
-		}
-		i := 0
-		x, err := e.Expand(it.s, func(s check.BFSState) {
-			order := append(slices.Clone(it.order), i)
-			i++
-			out.add(owner(s.Key, t.Parts), item{s: s, order: order})
-		})
-		res.Transitions += x.Transitions
-		res.Cut = res.Cut || x.Cut
-		if err != nil {
-			res.Error = err.Error()
-			return res, true
-		}
-		if x.Found != nil {
-			res.FoundAt = appendItem(nil, it)
-			break
-		}
-	}
-	if err := out.flush(); err != nil {
-		return res, false
-	}
-	res.Bytes = out.bytes
-	return res, true
-}
-
-// mergePart admits the successors sent to partition Part for level
-// Level, in index-path order, against its visited set; the new states
-// are its visited-set increment and its frontier of that level.
-func (w *Worker) mergePart(ctx context.Context, t task) (rangeResult, bool) {
-	var res rangeResult
-	e, err := check.NewExpander(w.reg, t.Config)
 	if err != nil {
 		res.Error = err.Error()
 		return res, true
@@ -114,16 +85,13 @@ func (w *Worker) mergePart(ctx context.Context, t task) (rangeResult, bool) {
 	if err != nil {
 		return res, false
 	}
-	cands, err := w.readItems(ctx, fmt.Sprintf("%s%s.cand.%d.%d.*", bfsSubject, t.Search, t.Level, t.Part))
+	cands, err := w.readItems(ctx, candFilter(t.Search, t.Level, t.Part))
 	if err != nil {
 		return res, false
 	}
-	slices.SortStableFunc(cands, compareItems)
+	slices.SortFunc(cands, compareItems) // index paths are distinct: no ties
 	next := newVisitedSet(e.Exact())
-	var front, inc batch
-	pubFront := func() error {
-		return w.publishBatch(ctx, frontSubject(t.Search, t.Level, t.Part), &front, &res)
-	}
+	front := cands[:0] // admitted in place: a state is kept at most once
 	for _, it := range cands {
 		stored, ok := next.get(it.s.Key, it.s.Enc)
 		isNew := !ok
@@ -144,70 +112,141 @@ func (w *Worker) mergePart(ctx context.Context, t task) (rangeResult, bool) {
 		}
 		next.put(it.s.Key, it.s.Enc, mask)
 		res.Kept++
-		front.add(item{s: s, order: it.order})
-		if len(front.b) >= maxBatch {
-			if err := pubFront(); err != nil {
-				return res, false
-			}
-		}
+		front = append(front, item{s: s, order: it.order})
 	}
-	if err := pubFront(); err != nil {
-		return res, false
-	}
+	pub := &publisher{w: w}
+	var inc batch
 	for _, en := range next.entries() {
 		inc.b = appendSeen(inc.b, en.key, en.mask, en.enc)
 		if len(inc.b) >= maxBatch {
-			if err := w.publishBatch(ctx, seenSubject(t.Search, t.Level, t.Part), &inc, &res); err != nil {
+			if err := pub.batch(seenSubject(t.Search, t.Level, t.Part), &inc); err != nil {
 				return res, false
 			}
 		}
 	}
-	if err := w.publishBatch(ctx, seenSubject(t.Search, t.Level, t.Part), &inc, &res); err != nil {
+	if err := pub.batch(seenSubject(t.Search, t.Level, t.Part), &inc); err != nil {
 		return res, false
 	}
+	out := newBatcher(pub, t, t.Level+1)
+	sc := &check.Scratch{}
+	known := w.knownStates(t, seen.set)
+	for _, it := range front {
+		if w.stopped(ctx, t.Search) {
+			return res, false
+		}
+		i := 0
+		skip := func(s check.BFSState) bool {
+			if set := known[owner(s.Key, t.Parts)]; set != nil {
+				if stored, ok := set.get(s.Key, s.Enc); ok {
+					if _, _, keep, err := e.Admit(stored, true, s); err == nil && !keep {
+						i++
+						return true
+					}
+				}
+			}
+			return false
+		}
+		x, err := e.ExpandSkipping(sc, it.s, skip, func(s check.BFSState) {
+			out.add(owner(s.Key, t.Parts), item{s: s, order: append(slices.Clip(it.order), i)})
+			i++
+		})
+		res.Transitions += x.Transitions
+		res.Cut = res.Cut || x.Cut
+		if err != nil {
+			res.Error = err.Error()
+			return res, true
+		}
+		if x.Found != nil {
+			res.FoundAt = appendItem(nil, it)
+			break
+		}
+	}
+	if err := out.flush(); err != nil || pub.wait(ctx) != nil {
+		return res, false
+	}
+	res.Bytes = pub.bytes
 	seen.set.addAll(next)
 	seen.level = t.Level
 	w.seenMu.Lock()
-	w.seen[partKey{t.Search, t.Part}] = seen
+	if !w.isCancelled(t.Search) { // an ended search's sets are dropped, not kept
+		w.seen[partKey{t.Search, t.Part}] = seen
+	}
 	w.seenMu.Unlock()
 	return res, true
 }
 
+// knownStates are the visited sets this worker holds for the task's
+// search, by partition (nil: none), own the task's partition's through
+// the level before. A successor one of them stores with a sleep set no
+// larger than its own is not sent: its owner would not admit it (the
+// stored sets only shrink as states are admitted again), so the worker
+// saves encoding, sending and decoding it.
+func (w *Worker) knownStates(t task, own *visitedSet) []*visitedSet {
+	known := make([]*visitedSet, t.Parts)
+	w.seenMu.Lock()
+	defer w.seenMu.Unlock()
+	for k, c := range w.seen {
+		if k.search == t.Search && k.part >= 0 && k.part < t.Parts {
+			known[k.part] = c.set
+		}
+	}
+	known[t.Part] = own
+	return known
+}
+
 // visited is partition Part's visited set through level Level-1: the
-// cached one, or rebuilt from its per-level increments in JetStream.
+// cached one, caught up with the increments of the levels it misses
+// (a partition's tasks go to whichever worker asks first, so a worker
+// keeps every partition it had and reads only what changed since), or
+// rebuilt from all of them in JetStream.
 func (w *Worker) visited(ctx context.Context, t task, exact bool) (*partSeen, error) {
 	key := partKey{t.Search, t.Part}
 	w.seenMu.Lock()
 	c, ok := w.seen[key]
-	delete(w.seen, key) // a failed merge must not leave a half-updated set
+	delete(w.seen, key) // a failed task must not leave a half-updated set
 	w.seenMu.Unlock()
-	if ok && c.level == t.Level-1 {
-		return c, nil
+	if !ok || c.level >= t.Level {
+		c = &partSeen{level: -1, set: newVisitedSet(exact)}
 	}
-	c = &partSeen{level: t.Level - 1, set: newVisitedSet(exact)}
-	prefix := fmt.Sprintf("%s%s.seen.", bfsSubject, t.Search)
-	err := w.readAll(ctx, fmt.Sprintf("%s*.%d", prefix, t.Part), func(m jetstream.Msg) error {
-		lv, err := strconv.Atoi(strings.SplitN(m.Subject()[len(prefix):], ".", 2)[0])
+	if c.level == -1 && t.Level > 1 {
+		// All of them at once: one read rather than one a level.
+		prefix := fmt.Sprintf("%s%s.seen.", bfsSubject, t.Search)
+		err := w.readAll(ctx, fmt.Sprintf("%s*.%d", prefix, t.Part), func(m jetstream.Msg) error {
+			lv, err := strconv.Atoi(strings.SplitN(m.Subject()[len(prefix):], ".", 2)[0])
+			if err != nil {
+				return errCodec
+			}
+			if lv >= t.Level {
+				return nil // left by an earlier attempt at this task
+			}
+			data, err := unpack(m.Data())
+			if err != nil {
+				return err
+			}
+			return decodeSeen(data, c.set)
+		})
+		c.level = t.Level - 1
+		return c, err
+	}
+	for lv := c.level + 1; lv < t.Level; lv++ {
+		err := w.readAll(ctx, seenSubject(t.Search, lv, t.Part), func(m jetstream.Msg) error {
+			data, err := unpack(m.Data())
+			if err != nil {
+				return err
+			}
+			return decodeSeen(data, c.set)
+		})
 		if err != nil {
-			return errCodec
+			return nil, err
 		}
-		if lv >= t.Level {
-			return nil // left by an earlier attempt at this merge
-		}
-		data, err := unpack(m.Data())
-		if err != nil {
-			return err
-		}
-		return decodeSeen(data, c.set)
-	})
-	return c, err
+	}
+	c.level = t.Level - 1
+	return c, nil
 }
 
-// batch is states or visited entries waiting to be published, and the
-// number of batches published to its subject so far (for message ids).
+// batch is states or visited entries waiting to be published.
 type batch struct {
 	b    []byte
-	n    int
 	prev item // the last state added since the last publication
 }
 
@@ -217,42 +256,86 @@ func (b *batch) add(it item) {
 	b.prev = it
 }
 
-// publishBatch publishes b's bytes (if any), packed, with an id that a
-// repeated attempt of the same task repeats, so JetStream keeps one copy.
-func (w *Worker) publishBatch(ctx context.Context, subject string, b *batch, res *rangeResult) error {
+// publisher publishes a task's batches without waiting for each one's
+// acknowledgement (a level of a large search is many of them); wait
+// collects them all before the task reports.
+type publisher struct {
+	w     *Worker
+	acks  []jetstream.PubAckFuture
+	bytes int
+}
+
+// batch publishes b's bytes (if any), packed, with an id made of its
+// subject and a digest of its bytes: a repeated attempt of the task that
+// publishes the same batch again is dropped by JetStream as a duplicate,
+// and one that publishes a different batch (a worker that held other
+// visited sets skipped other successors, so its batches break elsewhere)
+// adds it rather than losing it to an id the first attempt used; the
+// owner admits a state sent twice once.
+func (p *publisher) batch(subject string, b *batch) error {
 	if len(b.b) == 0 {
 		return nil
 	}
-	pctx, stop := context.WithTimeout(ctx, w.opts.AckWait)
-	defer stop()
 	data := pack(b.b)
-	if _, err := w.js.Publish(pctx, subject, data, jetstream.WithMsgID(subject+"#"+strconv.Itoa(b.n))); err != nil {
+	sum := sha256.Sum256(data)
+	ack, err := p.w.js.PublishAsync(subject, data, jetstream.WithMsgID(subject+"#"+hex.EncodeToString(sum[:12])))
+	if err != nil {
 		return err
 	}
-	res.Bytes += len(data)
-	b.b, b.n, b.prev = b.b[:0], b.n+1, item{}
+	p.acks = append(p.acks, ack)
+	p.bytes += len(data)
+	b.b, b.prev = b.b[:0], item{}
 	return nil
 }
 
-// batcher collects an expansion's successors by owner.
+// wait waits for every batch's acknowledgement, for up to AckWait.
+func (p *publisher) wait(ctx context.Context) error {
+	timeout := time.After(p.w.opts.AckWait)
+	for _, ack := range p.acks {
+		select {
+		case <-ack.Ok():
+		case err := <-ack.Err():
+			return err
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-timeout:
+			return errors.New("cluster: JetStream did not acknowledge a batch")
+		}
+	}
+	p.acks = p.acks[:0]
+	return nil
+}
+
+// batcher collects a task's successors by owner, each state once: a
+// successor equal to one sent before by the same task (the same state,
+// renaming and sleep set) would be admitted by neither, so it is
+// dropped here (the first, in index-path order, travels).
 type batcher struct {
-	w     *Worker
-	ctx   context.Context
+	pub   *publisher
 	t     task
 	level int
 	bufs  []batch
-	bytes int
+	sent  map[string]struct{}
+	key   []byte
 	err   error
 }
 
-func newBatcher(w *Worker, ctx context.Context, t task, level int) *batcher {
-	return &batcher{w: w, ctx: ctx, t: t, level: level, bufs: make([]batch, t.Parts)}
+func newBatcher(pub *publisher, t task, level int) *batcher {
+	return &batcher{pub: pub, t: t, level: level, bufs: make([]batch, t.Parts), sent: map[string]struct{}{}}
 }
 
 func (b *batcher) add(to int, it item) {
 	if b.err != nil {
 		return
 	}
+	b.key = binary.LittleEndian.AppendUint64(b.key[:0], it.s.Key)
+	b.key = binary.AppendUvarint(b.key, uint64(it.s.Renaming))
+	b.key = binary.AppendUvarint(b.key, uint64(len(it.s.Sleep)))
+	b.key = append(append(b.key, it.s.Sleep...), it.s.Enc...)
+	if _, dup := b.sent[string(b.key)]; dup {
+		return
+	}
+	b.sent[string(b.key)] = struct{}{}
 	buf := &b.bufs[to]
 	buf.add(it)
 	if len(buf.b) >= maxBatch {
@@ -261,9 +344,7 @@ func (b *batcher) add(to int, it item) {
 }
 
 func (b *batcher) publish(to int) {
-	var res rangeResult
-	b.err = b.w.publishBatch(b.ctx, candSubject(b.t.Search, b.level, to, b.t.Part), &b.bufs[to], &res)
-	b.bytes += res.Bytes
+	b.err = b.pub.batch(candSubject(b.t.Search, b.level, to, b.t.Part), &b.bufs[to])
 }
 
 func (b *batcher) flush() error {
@@ -362,6 +443,10 @@ func openRead(ctx context.Context, js jetstream.JetStream, filter string) (jetst
 }
 
 func openReadOnce(ctx context.Context, js jetstream.JetStream, filter string) (jetstream.Stream, uint64, jetstream.Consumer, error) {
+	// A request whose server goes away is never answered: bound each
+	// attempt, or a task would wait (and heartbeat) for ever.
+	ctx, stop := context.WithTimeout(ctx, publishWait)
+	defer stop()
 	st, err := js.Stream(ctx, bfsStream)
 	if err != nil {
 		return nil, 0, nil, err

@@ -15,9 +15,11 @@ import (
 	"github.com/racetrack-sim/racetrack/core/check"
 )
 
-// item is a bfs state on the wire: the state and its index path (the
-// indices of the successors taken from the root), which orders a level
-// as the local search orders it.
+// item is a bfs state on the wire: the state (its world encoded by the
+// model's state codec, check.BFSState.World, and the schedule that
+// reached it, for a counterexample) and its index path (the indices of
+// the successors taken from the root), which orders a level as the
+// local search orders it.
 type item struct {
 	s     check.BFSState
 	order []int
@@ -49,11 +51,12 @@ func appendItem(b []byte, it item) []byte { return appendItemAfter(b, item{}, it
 
 // appendItemAfter encodes one state after prev, the state before it in
 // its batch: fingerprint, depth, path, sleep set, renaming, the
-// processes it is expanded for, order and canonical encoding (empty but
-// with exact storage). The path, the order and the
-// encoding are written as the length of the prefix they share with
+// processes it is expanded for, order, canonical encoding (empty but
+// with exact storage) and world. The path, the order, the encoding and
+// the world are written as the length of the prefix they share with
 // prev's and the rest: states of a batch come from the same or nearby
-// parents, in index-path order, so most of each is shared.
+// parents, in index-path order, so most of each is shared (and the
+// batch's compression finds most of what is left).
 func appendItemAfter(b []byte, prev, it item) []byte {
 	b = binary.LittleEndian.AppendUint64(b, it.s.Key)
 	b = binary.AppendUvarint(b, uint64(it.s.Depth))
@@ -66,7 +69,24 @@ func appendItemAfter(b []byte, prev, it item) []byte {
 	n := sharedPrefix([]byte(prev.s.Enc), []byte(it.s.Enc))
 	b = binary.AppendUvarint(b, uint64(n))
 	b = binary.AppendUvarint(b, uint64(len(it.s.Enc)-n))
-	return append(b, it.s.Enc[n:]...)
+	b = append(b, it.s.Enc[n:]...)
+	return appendBytesAfter(b, prev.s.World, it.s.World)
+}
+
+// appendBytesAfter writes v after prev: the lengths of the prefix and of
+// the suffix they share, then the middle. Two states of a batch often
+// differ only in a few bytes in the middle of their worlds (a process's
+// counter, one event), which this leaves alone for the compression.
+func appendBytesAfter(b, prev, v []byte) []byte {
+	pre := sharedPrefix(prev, v)
+	suf := 0
+	for suf < len(prev)-pre && suf < len(v)-pre && prev[len(prev)-1-suf] == v[len(v)-1-suf] {
+		suf++
+	}
+	b = binary.AppendUvarint(b, uint64(pre))
+	b = binary.AppendUvarint(b, uint64(suf))
+	b = binary.AppendUvarint(b, uint64(len(v)-pre-suf))
+	return append(b, v[pre:len(v)-suf]...)
 }
 
 func sharedPrefix[T comparable](a, b []T) int {
@@ -86,6 +106,41 @@ func appendIntsAfter(b []byte, prev, v []int) []byte {
 type reader struct {
 	b   []byte
 	err error
+	// ints and bytes are memory the decoded states' lists are cut from
+	// (a batch's states are thousands of small lists: one allocation
+	// each would be most of decoding them).
+	ints  []int
+	bytes []byte
+}
+
+// arenaSize is the length of a reader's arenas.
+const arenaSize = 16 << 10
+
+// newInts is a list of n ints cut from the arena (capacity n: appending
+// to it copies).
+func (r *reader) newInts(n int) []int {
+	if n > arenaSize/4 {
+		return make([]int, n)
+	}
+	if len(r.ints) < n {
+		r.ints = make([]int, arenaSize)
+	}
+	out := r.ints[:n:n]
+	r.ints = r.ints[n:]
+	return out
+}
+
+// newBytes is newInts for bytes: length 0, capacity n.
+func (r *reader) newBytes(n int) []byte {
+	if n > arenaSize/4 {
+		return make([]byte, 0, n)
+	}
+	if len(r.bytes) < n {
+		r.bytes = make([]byte, arenaSize)
+	}
+	out := r.bytes[:0:n]
+	r.bytes = r.bytes[n:]
+	return out
 }
 
 func (r *reader) uvarint(limit uint64) uint64 {
@@ -121,7 +176,7 @@ func (r *reader) intsAfter(prev []int) []int {
 		r.err = errCodec
 		return nil
 	}
-	out := make([]int, shared+n)
+	out := r.newInts(int(shared + n))
 	copy(out, prev[:shared])
 	for i := shared; i < uint64(len(out)); i++ {
 		out[i] = int(r.uvarint(1 << 31))
@@ -143,6 +198,25 @@ func (r *reader) strAfter(prev string) string {
 	return s
 }
 
+// bytesAfter reads bytes written by appendBytesAfter after prev; nil
+// when empty (a state without its world).
+func (r *reader) bytesAfter(prev []byte) []byte {
+	pre := r.uvarint(uint64(len(prev)))
+	suf := r.uvarint(uint64(len(prev)) - pre)
+	n := r.uvarint(maxPath)
+	if r.err != nil || n > uint64(len(r.b)) {
+		r.err = errCodec
+		return nil
+	}
+	if pre+suf+n == 0 {
+		return nil
+	}
+	out := r.newBytes(int(pre + n + suf))
+	out = append(append(append(out, prev[:pre]...), r.b[:n]...), prev[uint64(len(prev))-suf:]...)
+	r.b = r.b[n:]
+	return out
+}
+
 // decodeItems decodes a batch of states.
 func decodeItems(b []byte, out []item) ([]item, error) {
 	r := &reader{b: b}
@@ -161,12 +235,13 @@ func decodeItems(b []byte, out []item) ([]item, error) {
 			r.err = errCodec
 		}
 		if r.err == nil {
-			it.s.Sleep, r.b = slices.Clone(r.b[:n]), r.b[n:]
+			it.s.Sleep, r.b = append(r.newBytes(int(n)), r.b[:n]...), r.b[n:]
 		}
 		it.s.Renaming = int(r.uvarint(maxPerm))
 		it.s.Only = r.uvarint(math.MaxUint64)
 		it.order = r.intsAfter(prev.order)
 		it.s.Enc = r.strAfter(prev.s.Enc)
+		it.s.World = r.bytesAfter(prev.s.World)
 		out = append(out, it)
 		prev = it
 	}
@@ -308,8 +383,26 @@ func unpack(b []byte) ([]byte, error) {
 	if err := zr.(flate.Resetter).Reset(bytes.NewReader(b), nil); err != nil {
 		return nil, errCodec
 	}
-	out, err := io.ReadAll(io.LimitReader(zr, maxUnpacked+1))
-	if err != nil || len(out) > maxUnpacked {
+	// A batch unpacks to about maxBatch: room for that at once rather
+	// than growing from nothing.
+	out := make([]byte, 0, min(maxUnpacked, maxBatch+maxBatch/4))
+	for {
+		if len(out) == cap(out) {
+			if len(out) > maxUnpacked {
+				return nil, errCodec
+			}
+			out = slices.Grow(out, min(len(out), maxUnpacked+1-len(out)))
+		}
+		n, err := zr.Read(out[len(out):cap(out)])
+		out = out[:len(out)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, errCodec
+		}
+	}
+	if len(out) > maxUnpacked {
 		return nil, errCodec
 	}
 	return out, nil

@@ -12,8 +12,9 @@ func TestItemsRoundTrip(t *testing.T) {
 		{s: check.BFSState{Key: 1<<63 + 5, Depth: 3, Path: []int{0, 2, 1}, Sleep: []byte{1, 0, 0}}, order: []int{0, 4, 1}},
 		{s: check.BFSState{Key: 3, Depth: 4, Path: []int{0, 2, 1, 7}, Sleep: []byte{}, Renaming: 5, Only: 1<<63 | 6}, order: []int{0, 4, 1, 0}},
 		{s: check.BFSState{Key: 0, Depth: 0, Path: []int{}, Sleep: []byte{}}, order: []int{}},
-		{s: check.BFSState{Key: 7, Depth: 1, Path: []int{3}, Sleep: []byte{}, Enc: "\x00\x05exact"}, order: []int{2}},
-		{s: check.BFSState{Key: 8, Depth: 1, Path: []int{3}, Sleep: []byte{}, Enc: "\x00\x05exacter"}, order: []int{3}},
+		{s: check.BFSState{Key: 7, Depth: 1, Path: []int{3}, Sleep: []byte{}, Enc: "\x00\x05exact", World: []byte{1, 9, 9, 4}}, order: []int{2}},
+		{s: check.BFSState{Key: 8, Depth: 1, Path: []int{3}, Sleep: []byte{}, Enc: "\x00\x05exacter", World: []byte{1, 9, 9, 5, 0}}, order: []int{3}},
+		{s: check.BFSState{Key: 9, Depth: 1, Path: []int{4}, Sleep: []byte{}, World: []byte{2}}, order: []int{4}},
 	}
 	var alone []byte
 	var b batch
@@ -39,6 +40,7 @@ func TestItemsRoundTrip(t *testing.T) {
 func FuzzDecodeItems(f *testing.F) {
 	f.Add(appendItem(nil, item{s: check.BFSState{Key: 9, Depth: 2, Path: []int{1, 1}, Sleep: []byte{2, 0, 1}}, order: []int{3, 0}}))
 	f.Add(appendItem(nil, item{s: check.BFSState{Key: 9, Depth: 2, Path: []int{1, 1}, Sleep: []byte{2, 0, 1}, Renaming: 3, Only: 5}, order: []int{3, 0}}))
+	f.Add(appendItem(nil, item{s: check.BFSState{Key: 9, Depth: 2, Path: []int{1, 1}, Sleep: []byte{}, World: []byte{1, 0, 4}}, order: []int{3, 0}}))
 	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		items, err := decodeItems(b, nil)
@@ -87,17 +89,17 @@ func TestSeenRoundTrip(t *testing.T) {
 
 func TestTaskValidateBoundsParts(t *testing.T) {
 	for _, bad := range []task{
-		{Kind: kindExpand, Parts: MaxParts + 1},
-		{Kind: kindMerge, Parts: 4, Part: 4},
-		{Kind: kindMerge, Parts: 0},
-		{Kind: kindExpand, Parts: 4, Level: -1},
+		{Kind: kindLevel, Parts: MaxParts + 1},
+		{Kind: kindLevel, Parts: 4, Part: 4},
+		{Kind: kindLevel, Parts: 0},
+		{Kind: kindLevel, Parts: 4, Level: -1},
 		{Kind: kindRuns, Lo: 5, Hi: 4},
 	} {
 		if bad.validate() == nil {
 			t.Errorf("task %+v passes validation", bad)
 		}
 	}
-	if err := (task{Kind: kindMerge, Parts: 8, Part: 7, Level: 3}).validate(); err != nil {
+	if err := (task{Kind: kindLevel, Parts: 8, Part: 7, Level: 3}).validate(); err != nil {
 		t.Errorf("a valid task: %v", err)
 	}
 }

@@ -24,27 +24,33 @@
 // computes the same result wherever it runs.
 //
 // A distributed bfs is partitioned by state fingerprint into Parts
-// ranges and runs level by level (check.Expander): each partition of a
-// level is expanded by one task, its successors batched to the partitions
-// that own their fingerprints, then each partition admits its successors
-// against its visited set, in the order of their index paths. It gives
-// the local bfs's verdict, its state count (the states of the levels
-// expanded, also when it stops at a violation) and its counterexample
-// (the first violation in level order, so a shortest one), shrunk on the
+// ranges and runs level by level (check.Expander), one task per
+// partition a level: the task admits the states sent to its partition
+// for the level, in the order of their index paths, against its visited
+// set, and expands the admitted ones, decoding each from the bytes it
+// arrived as (check.Expander.EncodeStates: the model's sim.Codec, no
+// replay from the initial state); the successors go, encoded, batched
+// by owner and compressed, to the owners' subjects for the next level
+// while the level is still being expanded. It gives the local bfs's
+// verdict, its state count (the states of the levels expanded, also
+// when it stops at a violation or at the state budget) and its
+// counterexample (the first violation in level order, so a shortest one,
+// whose path every state carries), replayed and shrunk on the
 // coordinator as locally. Transitions count the steps the workers
 // executed, which may differ from the local count. With storage exact
 // each state travels with its canonical encoding and each partition's
 // visited set keys on it, so the state count is the local exact bfs's
 // and no state is omitted (the owner is still chosen by fingerprint,
-// which equal encodings share). Every task's input and output is
-// kept in JetStream (the frontier of each partition, the successors sent
-// to it, and its visited-set increment per level, the checkpoint) under
-// message ids a repeated attempt repeats: a worker killed mid-task costs
-// that task, redone by another worker from the stored level; a worker
-// keeps the visited set of the partition it merged last and reloads it
-// from the increments otherwise. Persistent sets (reductions.por) are
-// not available distributed: they consult the visited set while
-// expanding; neither is dfs (an error names the strategy field).
+// which equal encodings share). Every task's input and output is kept
+// in JetStream (the states sent to each partition for each level, and
+// each partition's visited-set increment per level, the checkpoint)
+// under message ids a repeated attempt repeats: a worker killed mid-task
+// costs that task, redone by another worker from the stored level; a
+// worker keeps the visited sets of the partitions it ran and catches up
+// from the increments. Persistent sets (reductions.por) are not
+// available distributed: they consult the visited set while expanding;
+// neither is dfs (an error names the strategy field). docs/cluster.md
+// describes the protocol.
 //
 // # Lost connections
 //
@@ -67,9 +73,10 @@
 // worker (AccountConfig: a worker may only take tasks, read bfs data and
 // publish results and bfs data), and no worker's word becomes a verdict
 // unchecked: a result must carry its task's token, a claimed violation
-// is replayed, a bfs level's merges are checked against the data they
-// published and a secret sample of each partition is re-expanded on the
-// coordinator (bfsAudit), and one secret run of each seed range reported
-// clean is re-run (ErrForged otherwise). docs/security.md says what a
+// is replayed from the initial state (never decoded from a worker's
+// bytes), a bfs level's counts are checked against the visited-set
+// increments published and a secret sample of the states sent to each
+// partition is re-expanded on the coordinator (bfsAudit), and one secret
+// run of each seed range reported clean is re-run (ErrForged otherwise). docs/security.md says what a
 // malicious worker can still do.
 package cluster

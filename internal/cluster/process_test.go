@@ -27,6 +27,7 @@ const (
 	workerProcessEnv = "RACETRACK_TEST_WORKER_NATS"
 	workerSecretEnv  = "RACETRACK_TEST_WORKER_PASSWORD"
 	slowWorkerEnv    = "RACETRACK_TEST_WORKER_SLOW"
+	benchWorkerEnv   = "RACETRACK_TEST_WORKER_BENCH"
 )
 
 func workerProcess(url string) int {
@@ -38,6 +39,9 @@ func workerProcess(url string) int {
 	}
 	slow := os.Getenv(slowWorkerEnv) != ""
 	opts := testOptions
+	if os.Getenv(benchWorkerEnv) != "" {
+		opts = Options{} // as racetrack worker runs
+	}
 	opts.onStart = func(*Worker) { say("ready") }
 	opts.onTask = func(_ *Worker, redelivered bool) {
 		if redelivered {
@@ -91,11 +95,12 @@ func (p *workerProc) Write(b []byte) (int, error) {
 	}
 }
 
-func startWorkerProcess(t testing.TB, emb *Embedded, slow bool, redelivered *atomic.Int64) *workerProc {
+func startWorkerProcess(t testing.TB, emb *Embedded, slow bool, redelivered *atomic.Int64, env ...string) *workerProc {
 	t.Helper()
 	p := &workerProc{ready: make(chan struct{}), task: make(chan struct{}, 1), redelivered: redelivered}
 	p.cmd = exec.Command(os.Args[0], "-test.run=^$")
 	p.cmd.Env = append(os.Environ(), workerProcessEnv+"="+emb.ClientURL(), workerSecretEnv+"="+emb.Auth().Worker)
+	p.cmd.Env = append(p.cmd.Env, env...)
 	if slow {
 		p.cmd.Env = append(p.cmd.Env, slowWorkerEnv+"=1")
 	}

@@ -23,18 +23,18 @@ const (
 	resultSubject  = "rt.result." // + search id
 	cancelSubject  = "rt.cancel." // + search id: core NATS, to every worker
 	maxDeliveryAdv = "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES." + workStream + "." + workerConsumer
-	// bfsStream holds a distributed bfs's levels: frontiers, the
-	// successors batched to their owners, and the visited-set increments
-	// (the per-level checkpoint), under rt.bfs.<search>.
+	// bfsStream holds a distributed bfs's levels: the states sent to
+	// each partition (encoded, batched and compressed) and each
+	// partition's visited-set increments (the per-level checkpoint),
+	// under rt.bfs.<search>.
 	bfsStream  = "RT_BFS"
 	bfsSubject = "rt.bfs."
 )
 
 // Task kinds.
 const (
-	kindRuns   = "runs"       // a seed range of a random or pct search
-	kindExpand = "bfs-expand" // expand one partition of a bfs level
-	kindMerge  = "bfs-merge"  // admit one partition's successors: the next level
+	kindRuns  = "runs"      // a seed range of a random or pct search
+	kindLevel = "bfs-level" // admit, then expand, one partition's states of a bfs level
 )
 
 // task is one unit of work on the queue.
@@ -84,10 +84,11 @@ type rangeResult struct {
 	Worker string `json:"worker"`
 	// Token is the task's (see task.Token).
 	Token string `json:"token"`
-	// A bfs task's answer: its kind, level and partition; an expansion's
-	// transitions, depth cut and first violating state (with its index
-	// path; the coordinator expands it again for the counterexample); a
-	// merge's new states and next frontier.
+	// A bfs task's answer: its kind, level and partition; the states it
+	// admitted (New of them not seen before, Kept in all, the
+	// partition's frontier), the transitions of their expansion, its
+	// depth cut and its first violating state (encoded with its path;
+	// the coordinator expands it again for the counterexample).
 	Kind        string `json:"kind,omitempty"`
 	Level       int    `json:"level,omitempty"`
 	Part        int    `json:"part,omitempty"`

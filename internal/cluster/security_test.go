@@ -230,20 +230,17 @@ func TestForgedKeptZeroIsCaught(t *testing.T) {
 	}
 }
 
-// A worker that claims the states it was sent were all seen before
-// (New 0) but publishes a frontier is caught by the counts.
+// A worker that claims new states it did not store (publishes no
+// visited-set increment) is caught by the counts.
 func TestForgedCountsAreCaught(t *testing.T) {
 	c := startCluster(t, 0)
 	stop := rogueWorker(t, c.emb, func(tk task) rangeResult {
-		if tk.Kind == kindMerge {
-			return rangeResult{Kept: 3}
-		}
-		return rangeResult{}
+		return rangeResult{New: 3, Kept: 3}
 	})
 	defer stop()
 	cfg := check.Config{Scenario: "dining-philosophers", Preset: "lock-level", Variant: "buggy", Strategy: check.BFS, Budget: check.Budget{States: 10_000}}
 	_, err := c.coord.Search(context.Background(), cfg, nil)
-	if !errors.Is(err, ErrForged) || !strings.Contains(err.Error(), "reported 3 states kept, but published 0") {
+	if !errors.Is(err, ErrForged) || !strings.Contains(err.Error(), "reported 3 new states, but published 0") {
 		t.Fatalf("forged counts: %v", err)
 	}
 }
@@ -337,5 +334,67 @@ func TestNATSWithTLS(t *testing.T) {
 	if nc, err := nats.Connect(url, nats.UserInfo(WorkerUser, emb.Auth().Worker), nats.MaxReconnects(0)); err == nil {
 		nc.Close()
 		t.Fatal("a client that does not trust the CA connected")
+	}
+}
+
+// A worker that reports, as its partition's violation, the encoded
+// world of a violating state with a path that does not reach it does
+// not get a counterexample out of the coordinator: the coordinator
+// replays the path from the initial state rather than decoding the
+// world, and fails the search.
+func TestForgedViolatingWorldIsReplayed(t *testing.T) {
+	c := startCluster(t, 0)
+	cfg := check.Config{Scenario: "dining-philosophers", Preset: "lock-level", Variant: "buggy", Strategy: check.BFS, Budget: check.Budget{States: 10_000}}
+	e, err := check.NewExpander(c.reg, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.EncodeStates(); err != nil {
+		t.Fatal(err)
+	}
+	// A violating state, found by a bfs of this test's own.
+	var violating *check.BFSState
+	level := []check.BFSState{e.Root()}
+	for depth := 0; violating == nil && len(level) > 0; depth++ {
+		var next []check.BFSState
+		for _, s := range level {
+			x, err := e.Expand(s, func(succ check.BFSState) { next = append(next, succ) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if x.Found != nil {
+				violating = &s
+				break
+			}
+		}
+		level = next[:min(len(next), 200)]
+	}
+	if violating == nil {
+		t.Fatal("the buggy philosophers have no violation within reach")
+	}
+	forged := *violating
+	forged.Path = violating.Path[:len(violating.Path)-1] // the world violates; the path stops short of it
+	// The rogue passes the level's audit: it stores the initial state
+	// (the one state sent) in its partition's visited set, as asked.
+	root := e.Root()
+	nc, err := c.emb.ConnectWorker("rogue-data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	stop := rogueWorker(t, c.emb, func(tk task) rangeResult {
+		if tk.Part != owner(root.Key, tk.Parts) {
+			return rangeResult{}
+		}
+		if _, err := js.Publish(context.Background(), seenSubject(tk.Search, 0, tk.Part), pack(appendSeen(nil, root.Key, 0, ""))); err != nil {
+			t.Error(err)
+		}
+		return rangeResult{New: 1, Kept: 1, FoundAt: appendItem(nil, item{s: forged})}
+	})
+	defer stop()
+	res, err := c.coord.Search(context.Background(), cfg, nil)
+	if !errors.Is(err, ErrForged) || res.Found || !strings.Contains(err.Error(), "does not expand to a violation") {
+		t.Fatalf("a forged violating world: err %v, found %v", err, res.Found)
 	}
 }

@@ -32,7 +32,8 @@ type Worker struct {
 	cancelled *recentSet
 	sub       *nats.Subscription
 	// seen caches the visited sets of the bfs partitions this worker
-	// merged last, by search and partition.
+	// ran tasks for, by search and partition (dropped when the search
+	// is cancelled or ends).
 	seenMu sync.Mutex
 	seen   map[partKey]*partSeen
 	// redelivered counts the tasks this worker got that another worker
@@ -126,10 +127,8 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 	switch t.Kind {
 	case kindRuns:
 		run = w.runRange
-	case kindExpand:
-		run = w.expandPart
-	case kindMerge:
-		run = w.mergePart
+	case kindLevel:
+		run = w.levelPart
 	default:
 		_ = msg.Term()
 		return

@@ -3,10 +3,13 @@ package cli
 import (
 	"context"
 	"fmt"
+
+	"github.com/racetrack-sim/racetrack/core/conform"
 )
 
 func listCmd(_ context.Context, e *Env, args []string) int {
-	fs := e.Flags("list", "", "Lists the scenarios with their presets, variants and properties.")
+	fs := e.Flags("list", "", "Lists the scenarios with their presets, variants, properties and log mappings (validate -mapping;\n"+
+		"every model also maps its own exported runs, -mapping identity).")
 	if code := e.Parse(fs, args); code >= 0 {
 		return code
 	}
@@ -24,6 +27,11 @@ func listCmd(_ context.Context, e *Env, args []string) int {
 		}
 		for _, p := range s.Properties {
 			fmt.Fprintf(e.Stdout, "  property %-26s %s: %s\n", p.Name, p.Kind, p.Help)
+		}
+		for _, m := range conform.Mappings(s) {
+			if m.Name != conform.Identity {
+				fmt.Fprintf(e.Stdout, "  mapping  %-26s %s\n", m.Name, m.Help)
+			}
 		}
 	}
 	return ExitHolds

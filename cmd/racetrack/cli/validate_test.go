@@ -103,3 +103,10 @@ func TestValidateOwnExport(t *testing.T) {
 	require.Equal(t, ExitHolds, code, stderr)
 	assert.Contains(t, stdout, "(mapping identity): conforms")
 }
+
+// TestListNamesTheMappings: list shows the log mappings a model declares.
+func TestListNamesTheMappings(t *testing.T) {
+	code, out, stderr := racetrack(t, "list")
+	require.Equal(t, ExitHolds, code, stderr)
+	assert.Contains(t, out, "  mapping  messager                   traces of examples/messager")
+}

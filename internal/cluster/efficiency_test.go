@@ -1,0 +1,131 @@
+package cluster
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/racetrack-sim/racetrack/core/catalog"
+	"github.com/racetrack-sim/racetrack/core/check"
+	"github.com/racetrack-sim/racetrack/internal/parallel"
+)
+
+// The search BenchmarkBFSEfficiency measures: vitess-messager lock-level
+// fixed with these parameters, on this many worker processes.
+var (
+	effClients    = flag.Int("cluster.clients", 2, "BenchmarkBFSEfficiency: the Vitess clients (C)")
+	effIterations = flag.Int("cluster.iterations", 1, "BenchmarkBFSEfficiency: the Vitess iterations (ITER)")
+	effWorkers    = flag.Int("cluster.workers", 2, "BenchmarkBFSEfficiency: the worker processes")
+	effStates     = flag.Int("cluster.states", 0, "BenchmarkBFSEfficiency: the state budget (0: the default, 2,000,000)")
+)
+
+// BenchmarkBFSEfficiency runs one Vitess bfs locally (internal/parallel
+// on every CPU, as racetrack verify does) and then distributed (the
+// embedded NATS server and the coordinator in this process, worker
+// processes as racetrack worker -workers 1 runs them on its TCP port),
+// and reports the CPU seconds of every process of each against the
+// other: efficiency is the local bfs's CPU over the cluster's (what
+// predicts the speed-up on N machines), wall the cluster's wall time
+// over the local one's, and the bytes the tasks published a state. The
+// issue's sizes (make bench-cluster runs the first):
+//
+//	go test ./internal/cluster -run '^$' -bench BFSEfficiency -benchtime 1x -timeout 60m -cluster.clients 3 -cluster.iterations 2
+//	go test ./internal/cluster -run '^$' -bench BFSEfficiency -benchtime 1x -timeout 60m -cluster.clients 3 -cluster.iterations 3 -cluster.states 20000000
+func BenchmarkBFSEfficiency(b *testing.B) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		b.Skip("the workers' CPU time is read from /proc")
+	}
+	cfg := check.Config{Scenario: "vitess-messager", Preset: "lock-level", Variant: "fixed",
+		Params: map[string]any{"clients": *effClients, "iterations": *effIterations}, Strategy: check.BFS, Reductions: check.DefaultReductions(check.BFS),
+		Budget: check.Budget{States: *effStates}}
+	for i := 0; i < b.N; i++ {
+		old := debug.SetGCPercent(parallel.ExhaustiveGCPercent)
+		cpu0, start := selfCPU(), time.Now()
+		x, err := check.New(catalog.New(), cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		local := parallel.Run(x, 0)
+		localWall, localCPU := time.Since(start), selfCPU()-cpu0
+		debug.SetGCPercent(old)
+		x = nil
+		runtime.GC()
+
+		emb, err := StartEmbedded(EmbeddedOptions{Dir: b.TempDir(), Listen: "127.0.0.1:0"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		nc, err := emb.Connect("coordinator")
+		if err != nil {
+			b.Fatal(err)
+		}
+		coord, err := NewCoordinator(nc, catalog.New(), Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var redelivered atomic.Int64
+		var procs []*workerProc
+		for range *effWorkers {
+			procs = append(procs, startWorkerProcess(b, emb, false, &redelivered, benchWorkerEnv+"=1"))
+		}
+		workers0 := 0.0
+		for _, p := range procs {
+			workers0 += procCPU(b, p.cmd.Process.Pid)
+		}
+		cpu0, start = selfCPU(), time.Now()
+		dist, err := coord.Search(context.Background(), cfg, nil)
+		distWall, ownCPU := time.Since(start), selfCPU()-cpu0
+		workersCPU := -workers0
+		for _, p := range procs {
+			workersCPU += procCPU(b, p.cmd.Process.Pid)
+			p.kill()
+		}
+		bytes := coord.LastBFSBytes()
+		nc.Close()
+		emb.Shutdown()
+		if err != nil || dist.States != local.States || dist.Verdict != local.Verdict || dist.Exhaustive != local.Exhaustive {
+			b.Fatalf("distributed: %v, %d states %s; local %d states %s", err, dist.States, dist.Verdict, local.States, local.Verdict)
+		}
+		distCPU := ownCPU + workersCPU
+		b.ReportMetric(float64(local.States), "states")
+		b.ReportMetric(localCPU/distCPU, "efficiency")
+		b.ReportMetric(distWall.Seconds()/localWall.Seconds(), "wall-ratio")
+		b.ReportMetric(float64(bytes)/float64(dist.States), "B/state")
+		b.Logf("%d states (exhaustive: %v): local %.1fs wall %.1fs CPU; cluster (%d worker processes) %.1fs wall, %.1fs CPU (coordinator and NATS server %.1fs, workers %.1fs); efficiency %.2f, wall ratio %.2f, %.1f B/state published",
+			local.States, local.Exhaustive, localWall.Seconds(), localCPU, *effWorkers, distWall.Seconds(), distCPU, ownCPU, workersCPU,
+			localCPU/distCPU, distWall.Seconds()/localWall.Seconds(), float64(bytes)/float64(dist.States))
+	}
+}
+
+// selfCPU is this process's user and system CPU seconds so far.
+func selfCPU() float64 {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}
+
+// procCPU is a running process's user and system CPU seconds so far
+// (/proc/<pid>/stat, fields 14 and 15, in clock ticks of 1/100 s).
+func procCPU(b *testing.B, pid int) float64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	// The command name (field 2) may hold spaces: count after its ')'.
+	fields := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+2:]))
+	utime, err1 := strconv.ParseFloat(fields[11], 64)
+	stime, err2 := strconv.ParseFloat(fields[12], 64)
+	if err1 != nil || err2 != nil {
+		b.Fatalf("/proc/%d/stat: %q", pid, data)
+	}
+	return (utime + stime) / 100
+}
