@@ -197,6 +197,15 @@ func shivizExecution(body []byte, offset int, lineBase int32, label string, pars
 			hosts = append(hosts, names[name])
 		}
 		entries, err := c.read(group(ci), intern)
+		if err != nil && bytes.Contains(group(ci), escapedQuote) {
+			// As ShiViz does, a clock that is not JSON is read again with
+			// its escaped quotes unescaped: TLC's ShiViz traces quote the
+			// clock as a TLA+ string ("{\"n1\":0}").
+			var again error
+			if entries, again = c.read(bytes.ReplaceAll(group(ci), escapedQuote, []byte{'"'}), intern); again == nil {
+				err = nil
+			}
+		}
 		if err != nil {
 			return fail(line, "clock", "%v", err)
 		}
@@ -505,3 +514,7 @@ func (h *minHeap) pop() int32 {
 	*h = a
 	return top
 }
+
+// escapedQuote is a quote escaped with a backslash, as a clock written
+// inside a quoted string carries them.
+var escapedQuote = []byte{'\\', '"'}

@@ -145,6 +145,28 @@ func TestShiVizNamedGroupsEitherSyntax(t *testing.T) {
 	}
 }
 
+// TLC writes a ShiViz trace's clock as a TLA+ string, its quotes
+// escaped; ShiViz reads such a clock again with them unescaped, and so
+// does the importer. A clock still not JSON after that is refused with
+// the first reading's reason.
+func TestShiVizClockWithEscapedQuotes(t *testing.T) {
+	const tlc = "State 2: <SendMsg>\n/\\ Host = n1\n/\\ Clock = \"{\\\"n1\\\":1}\"\n" +
+		"State 3: <RecvMsg>\n/\\ Host = n2\n/\\ Clock = \"{\\\"n1\\\":1,\\\"n2\\\":1}\"\n"
+	parser := `^State [0-9]+: <(?<event>\w*)>\n/\\ Host = (?<host>.*)\n/\\ Clock = "(?<clock>.*)"`
+	x := mustShiViz(t, tlc, ingest.Options{Parser: parser}).Executions[0]
+	if got := strings.Join(labels(x), "|"); got != "n1: SendMsg|n2: RecvMsg" {
+		t.Fatalf("steps %q", got)
+	}
+	if x.Steps[1].Kind != sim.StepReceive {
+		t.Fatalf("the second step is %v, want a receive (its clock names n1's send)", x.Steps[1].Kind)
+	}
+	_, err := ingest.ShiViz([]byte("a x\na {\\\"a\\\":1,}\n"), ingest.Options{})
+	var e *ingest.Error
+	if !errors.As(err, &e) || e.Line != 1 || e.Field != "clock" || !strings.Contains(e.Msg, "host name") {
+		t.Fatalf("got %v, want line 1, field clock, the first reading's reason", err)
+	}
+}
+
 func TestShiVizRefuses(t *testing.T) {
 	ok := "a x\na {\"a\":1}\n"
 	cases := []struct {
