@@ -6,8 +6,8 @@ import (
 
 	"github.com/racetrack-sim/racetrack/core/broker"
 	"github.com/racetrack-sim/racetrack/core/conform"
-	"github.com/racetrack-sim/racetrack/core/export"
 	"github.com/racetrack-sim/racetrack/core/ingest"
+	"github.com/racetrack-sim/racetrack/core/modeltest"
 	"github.com/racetrack-sim/racetrack/core/scenario"
 	"github.com/racetrack-sim/racetrack/core/timeline"
 )
@@ -16,34 +16,13 @@ const id = "broker-hw-truncation"
 
 // exported records spec's run and imports its ShiViz export back.
 func exported(t *testing.T, reg *scenario.Registry, spec scenario.RunSpec) (*ingest.Execution, *timeline.Timeline) {
-	t.Helper()
-	tl, err := timeline.Record(reg, spec, timeline.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := export.ShiViz(tl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := ingest.ShiViz(out, ingest.Options{})
-	if err != nil {
-		t.Fatalf("%+v: %v", spec, err)
-	}
-	return l.Executions[0], tl
+	return modeltest.ExportedLog(t, reg, spec, ingest.FormatShiViz)
 }
 
 // validate checks x against variant on preset with the broker mapping.
 func validate(t *testing.T, reg *scenario.Registry, preset, variant string, x *ingest.Execution) *conform.Verdict {
-	t.Helper()
-	n, err := reg.Check(scenario.RunSpec{Scenario: id, Preset: preset, Variant: variant})
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := conform.Validate(n, x, conform.Options{Mapping: broker.BrokerLog, Format: ingest.FormatShiViz})
-	if err != nil {
-		t.Fatalf("%s/%s: %v", preset, variant, err)
-	}
-	return v
+	spec := scenario.RunSpec{Scenario: id, Preset: preset, Variant: variant}
+	return modeltest.ValidateLog(t, reg, spec, x, conform.Options{Mapping: broker.BrokerLog, Format: ingest.FormatShiViz})
 }
 
 // A run of either variant on either preset, exported as a ShiViz log and

@@ -6,8 +6,8 @@ import (
 
 	"github.com/racetrack-sim/racetrack/core/broker"
 	"github.com/racetrack-sim/racetrack/core/conform"
-	"github.com/racetrack-sim/racetrack/core/export"
 	"github.com/racetrack-sim/racetrack/core/ingest"
+	"github.com/racetrack-sim/racetrack/core/modeltest"
 	"github.com/racetrack-sim/racetrack/core/scenario"
 	"github.com/racetrack-sim/racetrack/core/sim"
 	"github.com/racetrack-sim/racetrack/core/timeline"
@@ -26,24 +26,12 @@ func TestDrawsInsideStepsAreEnumerated(t *testing.T) {
 		for seed := uint64(1); seed <= 5; seed++ {
 			spec := scenario.RunSpec{Scenario: sc.ID, Preset: "lossy", Variant: v.ID, Seed: seed}
 			name := fmt.Sprintf("lossy/%s seed %d", v.ID, seed)
-			tl, err := timeline.Record(reg, spec, timeline.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			data, err := export.JSON(tl)
-			if err != nil {
-				t.Fatal(err)
-			}
-			l, err := ingest.JSON(data, ingest.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			x, tl := modeltest.ExportedLog(t, reg, spec, ingest.FormatJSON)
 			for _, c := range tl.Trace().Choices {
 				if c.Kind == sim.ChooseValue {
 					draws++
 				}
 			}
-			x := l.Executions[0]
 			n, err := reg.Check(spec)
 			if err != nil {
 				t.Fatal(err)

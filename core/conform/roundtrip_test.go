@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/racetrack-sim/racetrack/core/conform"
-	"github.com/racetrack-sim/racetrack/core/export"
 	"github.com/racetrack-sim/racetrack/core/ingest"
+	"github.com/racetrack-sim/racetrack/core/modeltest"
 	"github.com/racetrack-sim/racetrack/core/scenario"
 	"github.com/racetrack-sim/racetrack/core/sim"
 	"github.com/racetrack-sim/racetrack/core/timeline"
@@ -27,20 +27,8 @@ func untimed(preset, variant string, seed uint64, steps int) scenario.RunSpec {
 
 // exported records spec's run and imports its JSON export back.
 func exported(t *testing.T, spec scenario.RunSpec) (*timeline.Timeline, *ingest.Execution) {
-	t.Helper()
-	tl, err := timeline.Record(registry, spec, timeline.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := export.JSON(tl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := ingest.JSON(data, ingest.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tl, l.Executions[0]
+	x, tl := modeltest.ExportedLog(t, registry, spec, ingest.FormatJSON)
+	return tl, x
 }
 
 func check(t *testing.T, spec scenario.RunSpec) scenario.Normal {

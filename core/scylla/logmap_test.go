@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/racetrack-sim/racetrack/core/conform"
-	"github.com/racetrack-sim/racetrack/core/export"
 	"github.com/racetrack-sim/racetrack/core/ingest"
+	"github.com/racetrack-sim/racetrack/core/modeltest"
 	"github.com/racetrack-sim/racetrack/core/scenario"
 	"github.com/racetrack-sim/racetrack/core/scylla"
 	"github.com/racetrack-sim/racetrack/core/timeline"
@@ -16,36 +16,14 @@ var logReg = scenario.NewRegistry(scylla.Scenario())
 
 // logged records spec's run and imports its ShiViz export back.
 func logged(t *testing.T, spec scenario.RunSpec) (*ingest.Execution, *timeline.Timeline) {
-	t.Helper()
-	tl, err := timeline.Record(logReg, spec, timeline.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := export.ShiViz(tl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := ingest.ShiViz(out, ingest.Options{})
-	if err != nil {
-		t.Fatalf("%+v: %v", spec, err)
-	}
-	return l.Executions[0], tl
+	return modeltest.ExportedLog(t, logReg, spec, ingest.FormatShiViz)
 }
 
 // against validates x against variant on spec's preset with the cluster
 // mapping, the ring, latencies and offsets drawn from spec's seed.
 func against(t *testing.T, spec scenario.RunSpec, variant string, x *ingest.Execution) *conform.Verdict {
-	t.Helper()
 	spec.Variant = variant
-	n, err := logReg.Check(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := conform.Validate(n, x, conform.Options{Mapping: scylla.ClusterLog, Format: ingest.FormatShiViz, Seed: &spec.Seed})
-	if err != nil {
-		t.Fatalf("%s/%s: %v", spec.Preset, variant, err)
-	}
-	return v
+	return modeltest.ValidateLog(t, logReg, spec, x, conform.Options{Mapping: scylla.ClusterLog, Format: ingest.FormatShiViz, Seed: &spec.Seed})
 }
 
 // A run of every preset and variant, exported as a ShiViz log and

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/racetrack-sim/racetrack/core/conform"
-	"github.com/racetrack-sim/racetrack/core/export"
 	"github.com/racetrack-sim/racetrack/core/ingest"
+	"github.com/racetrack-sim/racetrack/core/modeltest"
 	"github.com/racetrack-sim/racetrack/core/scenario"
 	"github.com/racetrack-sim/racetrack/core/tarantool"
 	"github.com/racetrack-sim/racetrack/core/timeline"
@@ -16,35 +16,13 @@ var logReg = scenario.NewRegistry(tarantool.Scenario())
 
 // exported records spec's run and imports its ShiViz export back.
 func exported(t *testing.T, spec scenario.RunSpec) (*ingest.Execution, *timeline.Timeline) {
-	t.Helper()
-	tl, err := timeline.Record(logReg, spec, timeline.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := export.ShiViz(tl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := ingest.ShiViz(out, ingest.Options{})
-	if err != nil {
-		t.Fatalf("%+v: %v", spec, err)
-	}
-	return l.Executions[0], tl
+	return modeltest.ExportedLog(t, logReg, spec, ingest.FormatShiViz)
 }
 
 // validate checks x against spec's configuration with the instances
 // mapping, the latencies drawn from spec's seed.
 func validate(t *testing.T, spec scenario.RunSpec, x *ingest.Execution) *conform.Verdict {
-	t.Helper()
-	n, err := logReg.Check(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := conform.Validate(n, x, conform.Options{Mapping: tarantool.InstanceLog, Format: ingest.FormatShiViz, Seed: &spec.Seed})
-	if err != nil {
-		t.Fatalf("%s/%s: %v", spec.Preset, spec.Variant, err)
-	}
-	return v
+	return modeltest.ValidateLog(t, logReg, spec, x, conform.Options{Mapping: tarantool.InstanceLog, Format: ingest.FormatShiViz, Seed: &spec.Seed})
 }
 
 // A run of every preset and variant, exported as a ShiViz log and
