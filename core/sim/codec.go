@@ -242,6 +242,9 @@ func (c *Codec) appendQueue(b []byte, w *World) ([]byte, error) {
 			b = binary.AppendUvarint(b, uint64(e.TimerID))
 		case EvAcquire:
 			b = binary.AppendUvarint(b, uint64(e.Mutex))
+			if w.mutexes[e.Mutex].Kind == MutexGo {
+				b = binary.AppendUvarint(b, b2u(e.Relock))
+			}
 		}
 	}
 	return b, nil

@@ -310,6 +310,9 @@ func (c *Codec) decodeQueue(r *reader, w *World) {
 			e.TimerID = int64(r.uvarint("timer id") & math.MaxInt64)
 		case EvAcquire:
 			e.Mutex = MutexID(r.index("acquired mutex", len(w.mutexes)))
+			if r.err == nil && w.mutexes[e.Mutex].Kind == MutexGo {
+				e.Relock = r.index("relock", 2) == 1
+			}
 		}
 		if r.err == nil {
 			e.inc = w.nodes[w.procs[e.Proc].Node].Incarnation

@@ -23,8 +23,10 @@ func faultyTicker() *sim.World {
 
 // lockstep is a script of two threads sharing two mutexes and a
 // condition variable, untimed, so that every step is a choice.
-func lockstep() *sim.World {
-	s := &script{mutexes: []string{"a", "b"}, conds: []string{"c"}, threads: [][]sim.Action{
+func lockstep() *sim.World { return lockstepOf(sim.MutexFIFO) }
+
+func lockstepOf(kind sim.MutexKind) *sim.World {
+	s := &script{mutexes: []string{"a", "b"}, conds: []string{"c"}, kind: kind, threads: [][]sim.Action{
 		{sim.Lock(0, ""), sim.Wait(0, ""), sim.Lock(1, ""), sim.Unlock(1, ""), sim.Unlock(0, "")},
 		{sim.Lock(1, ""), sim.Unlock(1, ""), sim.Lock(0, ""), sim.Broadcast(0, ""), sim.Unlock(0, "")},
 		{sim.Lock(0, ""), sim.Signal(0, ""), sim.Unlock(0, "")},
@@ -103,6 +105,13 @@ func TestCodecContinuesMessagesTimersAndFaults(t *testing.T) {
 
 func TestCodecContinuesLocksAndConditionVariables(t *testing.T) {
 	if n := checkCodecOnRun(t, lockstep); n < 100 {
+		t.Fatalf("only %d states checked", n)
+	}
+}
+
+// Go mutexes: woken waiters and relocking threads pending in the queue.
+func TestCodecContinuesGoMutexes(t *testing.T) {
+	if n := checkCodecOnRun(t, func() *sim.World { return lockstepOf(sim.MutexGo) }); n < 100 {
 		t.Fatalf("only %d states checked", n)
 	}
 }

@@ -203,7 +203,7 @@ func (w *World) FoldPermuted(h *Hasher, p *Permutation, model func(h *Hasher)) {
 			from = int(p.proc(e.From))
 		}
 		if e.Kind == EvAcquire {
-			obj = int(p.mutex(e.Mutex))
+			obj, from = int(p.mutex(e.Mutex)), int(b2u(e.Relock))
 		}
 		proc := int(p.proc(e.Proc))
 		if !h.rec && e.Payload == nil && small(proc) && small(from) && small(obj) {

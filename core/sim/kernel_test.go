@@ -13,7 +13,8 @@ import (
 // runs its actions in order, then exits.
 type script struct {
 	mutexes []string
-	conds   []string // cond i uses mutex 0
+	kind    sim.MutexKind // of every mutex
+	conds   []string      // cond i uses mutex 0
 	threads [][]sim.Action
 	timed   bool
 	ids     []sim.ProcID
@@ -23,7 +24,7 @@ func (s *script) Init(w *sim.World) {
 	w.SetUntimed(!s.timed)
 	n := w.AddNode("n")
 	for _, m := range s.mutexes {
-		w.AddMutex(n, m)
+		w.AddMutexKind(n, m, s.kind)
 	}
 	for _, c := range s.conds {
 		w.AddCond(0, c)

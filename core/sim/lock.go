@@ -2,7 +2,7 @@ package sim
 
 import "strings"
 
-// Mutex is a kernel mutex: one holder and FIFO waiters, so the kernel
+// Mutex is a kernel mutex: one holder and queued waiters, so the kernel
 // knows the wait-for graph.
 type Mutex struct {
 	ID      MutexID
@@ -10,6 +10,8 @@ type Mutex struct {
 	Node    NodeID
 	Holder  ProcID // None when free
 	Waiters []ProcID
+	// Kind is how the mutex passes to a waiter, set when it is created.
+	Kind MutexKind
 	// lockStep is the step at which the holder acquired it; releaseStep
 	// the step that last released it (a happens-before edge to the next
 	// acquirer).
@@ -25,12 +27,9 @@ type Cond struct {
 	Waiters []ProcID
 }
 
-// AddMutex creates a mutex on node n.
+// AddMutex creates a FIFO mutex on node n (see MutexKind).
 func (w *World) AddMutex(n NodeID, name string) MutexID {
-	w.mustSetUp("AddMutex")
-	id := MutexID(len(w.mutexes))
-	w.mutexes = append(w.mutexes, Mutex{ID: id, Name: name, Node: n, Holder: None, lockStep: -1, releaseStep: -1})
-	return id
+	return w.AddMutexKind(n, name, MutexFIFO)
 }
 
 // AddCond creates a condition variable whose lock is l.
@@ -76,10 +75,15 @@ func (w *World) unlock(p *Proc, id MutexID) {
 	w.release(m)
 }
 
-// release frees m and hands it to its first waiter.
+// release frees m and hands it to its first waiter (a Go mutex: wakes
+// it).
 func (w *World) release(m *Mutex) {
 	m.Holder = None
 	m.releaseStep = int32(w.steps)
+	if m.Kind == MutexGo {
+		w.wake(m)
+		return
+	}
 	if len(m.Waiters) == 0 {
 		return
 	}
@@ -118,6 +122,12 @@ func (w *World) signal(id CondID, all bool) {
 		wp := &w.procs[q]
 		wp.WaitingOn = None
 		// Like sync.Cond.Wait, the woken thread must reacquire the lock.
+		if m.Kind == MutexGo {
+			// It calls Lock when it runs, against everyone else.
+			wp.Status, wp.BlockedOn = Blocked, m.ID
+			w.schedule1(Event{At: 0, Proc: q, Kind: EvAcquire, Mutex: m.ID, Relock: true, Cause: int32(w.steps)})
+			continue
+		}
 		if m.Holder == None {
 			m.Holder = q
 			wp.Status, wp.BlockedOn = Blocked, m.ID
@@ -142,7 +152,7 @@ func (w *World) cycleFrom(p ProcID) string {
 		}
 		chain = append(chain, q)
 		h := w.mutexes[pr.BlockedOn].Holder
-		if h == None {
+		if h == None || !w.queued(q) {
 			return ""
 		}
 		if h == p {

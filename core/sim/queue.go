@@ -8,7 +8,7 @@ const (
 	EvDeliver EventKind = iota + 1 // a message arrives at an actor or thread
 	EvTimer                        // a timer set by the process fires
 	EvStep                         // a thread's next atomic step
-	EvAcquire                      // a blocked thread was handed the mutex it waited for
+	EvAcquire                      // a blocked thread was handed the mutex it waited for (a Go mutex: woken to try it)
 )
 
 var eventKindNames = [...]string{"", "deliver", "timer", "step", "acquire"}
@@ -27,6 +27,7 @@ type Event struct {
 	Timer   int     // EvTimer: the model's tag
 	TimerID int64   // EvTimer: kernel id, for cancellation
 	Mutex   MutexID // EvAcquire: the mutex handed over
+	Relock  bool    // EvAcquire of a MutexGo: a signal woke the thread, which locks afresh (sync.Cond.Wait); false: an unlock woke it
 	Cause   int32   // the step this event was caused by (send, unlock, set timer), -1 if none
 	Payload any     // EvDeliver: the message payload (an immutable value)
 	inc     int32   // incarnation of the target's node when scheduled

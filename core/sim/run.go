@@ -309,6 +309,9 @@ func (w *World) exec(e *Event) {
 	case EvAcquire:
 		m := &w.mutexes[e.Mutex]
 		w.cur.kind, w.cur.obj, w.cur.parent = StepLock, int32(e.Mutex), e.Cause
+		if !w.acquire(p, m, e.Relock) {
+			break
+		}
 		if w.trace != nil {
 			w.cur.label = "acquired " + m.Name
 		}
