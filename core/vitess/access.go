@@ -81,15 +81,17 @@ var declared = accessTables{
 // sets, persistent sets and DPOR treat two steps of different goroutines
 // as independent only when they touch different mutexes and no variable
 // one of them writes. With delivery on (runSend, the send goroutines and
-// their bookkeeping), the Engine mutex or the unlocked-poller variant
-// (the poller's snapshot state) nothing is declared: every step is
-// dependent.
+// their bookkeeping), the Engine mutex, the unlocked-poller variant
+// (the poller's snapshot state) or Go mutexes (a woken waiter's try
+// races with every Lock of its mutex, which the explorers' reductions,
+// taking a thread's acquire of a mutex handed to it as independent, do
+// not know) nothing is declared: every step is dependent.
 func (m *Manager) Accesses(w *sim.World, p sim.ProcID) (reads, writes uint64, ok bool) {
 	return declared.of(m, w, p)
 }
 
 func (t *accessTables) of(m *Manager, w *sim.World, p sim.ProcID) (reads, writes uint64, ok bool) {
-	if m.cfg.Delivery || m.cfg.EngineMutex || m.cfg.UnlockedPoller || len(m.clients) > 64-varSubscribed-2 {
+	if m.cfg.Delivery || m.cfg.EngineMutex || m.cfg.UnlockedPoller || m.cfg.GoMutex || len(m.clients) > 64-varSubscribed-2 {
 		return 0, 0, false
 	}
 	var a access

@@ -59,6 +59,10 @@ type Config struct {
 	// manager's Close (the tablet transition of PlannedReparentShard).
 	EngineMutex     bool
 	DeliverDeadline sim.Time // delivery-progress: longest wait for a delivery
+	// GoMutex makes every mutex a Go mutex (sim.MutexGo): an unlock
+	// wakes the first waiter instead of handing it the mutex, and a
+	// goroutine that locks in between barges in, as with sync.Mutex.
+	GoMutex bool
 }
 
 // Program counters. Each constant is the NEXT step a thread runs; a
@@ -225,18 +229,22 @@ func (m *Manager) Init(w *sim.World) {
 	c := &m.cfg
 	w.SetUntimed(!c.Timed)
 	node := w.AddNode("vttablet")
-	m.mu = w.AddMutex(node, "mu")
+	kind := sim.MutexFIFO
+	if c.GoMutex {
+		kind = sim.MutexGo
+	}
+	m.mu = w.AddMutexKind(node, "mu", kind)
 	if c.Fixed {
-		m.stream = w.AddMutex(node, "cacheManagementMu")
+		m.stream = w.AddMutexKind(node, "cacheManagementMu", kind)
 	} else {
-		m.stream = w.AddMutex(node, "streamMu")
+		m.stream = w.AddMutexKind(node, "streamMu", kind)
 	}
 	// pollerTicks stands for the timer's mutex and its unbuffered stop
 	// channel: Stop returns only once an in-flight runPoller has returned.
-	m.ticks = w.AddMutex(node, "pollerTicks")
+	m.ticks = w.AddMutexKind(node, "pollerTicks", kind)
 	m.engine = sim.None
 	if c.EngineMutex {
-		m.engine = w.AddMutex(node, "engine.mu")
+		m.engine = w.AddMutexKind(node, "engine.mu", kind)
 	}
 	m.cond = w.AddCond(m.mu, "cond")
 	// Clients do not come first: process 0 must not be one that a

@@ -42,6 +42,7 @@ type Params struct {
 	FieldSendCost        sim.Time `default:"0" min:"0" max:"600000" help:"Subscribe's receiver.Send(fieldResult), which runs under mu: a slow client holds mu this long (0: not modelled)"`
 	Timed                bool     `default:"true" help:"timed: steps take modelled time; untimed: every step costs zero and every interleaving is a scheduling choice (uses iterations)"`
 	Delivery             bool     `default:"true" help:"model runSend and the send goroutines (they add no lock-order edge; lock-level leaves them out)"`
+	GoMutex              bool     `default:"false" help:"Go's sync.Mutex (barging) instead of FIFO hand-off: an unlock frees the mutex and wakes the first waiter, and a goroutine that locks before it runs takes the mutex first (to validate traces of real Go programs)"`
 }
 
 // Preset ids.
@@ -72,6 +73,7 @@ func configFrom(variant Variant, p Params) Config {
 		CloseDeadline:   p.CloseDeadline,
 		FieldSendCost:   p.FieldSendCost,
 		EngineMutex:     p.EngineMutex,
+		GoMutex:         p.GoMutex,
 	}
 	if c.Fixed {
 		c.ReadPendingCost = p.ReadPendingCostFixed

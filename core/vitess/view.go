@@ -192,6 +192,9 @@ func (m *Manager) Describe(w *sim.World, ev *sim.Event) string {
 	p := w.Proc(ev.Proc)
 	who := m.actor(w, p)
 	if ev.Kind == sim.EvAcquire {
+		if mu := w.Mutex(ev.Mutex); mu.Kind == sim.MutexGo {
+			return who + " tries " + mu.Name + " again (woken)"
+		}
 		return who + " gets " + w.Mutex(ev.Mutex).Name
 	}
 	return m.program(p.ID).Describe(m, w, p, who)
