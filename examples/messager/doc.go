@@ -14,11 +14,12 @@
 //   - Slip, the fixed order with a slip the model does not allow: the
 //     poller wakes the sender after releasing mu instead of under it.
 //
-// mu and the stream mutex are FIFO mutexes built on sync.Mutex and
-// channels (fifo.go): the model's mutexes hand themselves to the
-// longest waiter, a sync.Mutex lets a running goroutine barge in, and
-// validating the traces against the model found the difference (see
-// fifoMutex).
+// mu and the stream mutex are sync.Mutex, as upstream: an Unlock wakes
+// a waiter, and a running goroutine may lock the mutex before it does
+// (barging). Its traces are validated against the model with goMutex on
+// (the kernel's Go mutexes, sim.MutexGo); the model's default FIFO
+// hand-off cannot do what barging does, and about one long trace in
+// twenty left it (docs/validate.md).
 //
 // Run runs one execution under real scheduling with random delays and a
 // watchdog: when nothing progresses for the watchdog's interval, it ends

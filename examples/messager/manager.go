@@ -23,14 +23,14 @@ type manager struct {
 	version Version
 	node    *tracer.Logger
 
-	mu        fifoMutex
+	mu        sync.Mutex
 	receivers []int // client ids
 	isOpen    bool
 	cache     int  // rows waiting to be sent
 	streaming bool // the vstream runs (guarded by streamMu in v13, mu after)
 
 	// streamMu is v13's streamMu and the fix's cacheManagementMu.
-	streamMu fifoMutex
+	streamMu sync.Mutex
 	// streamGen counts the vstream's starts and stops (odd: a vstream
 	// runs). genMu (not logged: the model has no such lock) guards it,
 	// and makes a row event's decision (does a vstream run?) and the
@@ -162,7 +162,7 @@ func (m *manager) poll(l *tracer.Logger, readPending func()) {
 // tracer then logs the block) lets go of gate before waiting, and held
 // says whether gate is still held.
 type gated struct {
-	mu   *fifoMutex
+	mu   *sync.Mutex
 	gate *sync.Mutex
 	held bool
 }

@@ -13,7 +13,8 @@ import (
 
 // modelFor is the configuration of the Vitess model a run of cfg is
 // validated against: the untimed preset without delivery, as many
-// clients, and iterations enough for every goroutine's loop.
+// clients, iterations enough for every goroutine's loop, and Go's
+// mutexes (the program's are sync.Mutex).
 func modelFor(t testing.TB, cfg Config) scenario.Normal {
 	t.Helper()
 	variant := "fixed"
@@ -21,7 +22,7 @@ func modelFor(t testing.TB, cfg Config) scenario.Normal {
 		variant = "buggy"
 	}
 	n, err := scenario.NewRegistry(vitess.Scenario()).Check(scenario.RunSpec{Scenario: vitess.ID, Preset: vitess.PresetLockLevel,
-		Variant: variant, Params: map[string]any{"clients": cfg.Clients, "iterations": max(cfg.Cycles, cfg.Ticks, cfg.RowEvents)}})
+		Variant: variant, Params: map[string]any{"clients": cfg.Clients, "iterations": max(cfg.Cycles, cfg.Ticks, cfg.RowEvents), "goMutex": true}})
 	if err != nil {
 		t.Fatal(err)
 	}
