@@ -20,6 +20,11 @@ const (
 	// measure: a Go mutex here can always be barged.) Condition
 	// variables on it reacquire it like sync.Cond.Wait: the woken thread
 	// calls Lock afresh, and queues last if it finds the mutex held.
+	// A woken thread's try (EvAcquire) races with every Lock of its
+	// mutex: core/check's partial-order reduction, which takes an
+	// EvAcquire alone as a persistent set (a FIFO hand-off), does not
+	// know it yet, so a model with Go mutexes declares no
+	// SharesUnlockedState false nor Accesses for now.
 	MutexGo
 )
 
