@@ -114,6 +114,24 @@ func TestCodecContinuesGoMutexes(t *testing.T) {
 	if n := checkCodecOnRun(t, func() *sim.World { return lockstepOf(sim.MutexGo) }); n < 100 {
 		t.Fatalf("only %d states checked", n)
 	}
+	// The runs checked have both kinds of try pending, and a try bound
+	// to fail (its mutex taken since the wake-up).
+	var woken, relock, losing bool
+	for seed := uint64(1); seed <= 20; seed++ {
+		w := lockstepOf(sim.MutexGo)
+		w.SetChooser(sim.NewRandomChooser(seed))
+		for w.Step() {
+			for _, e := range w.Ready() {
+				if e.Kind == sim.EvAcquire {
+					woken, relock = woken || !e.Relock, relock || e.Relock
+					losing = losing || w.Mutex(e.Mutex).Holder != sim.None
+				}
+			}
+		}
+	}
+	if !woken || !relock || !losing {
+		t.Fatalf("pending in the runs: a woken waiter %v, a relock %v, a try bound to fail %v; want all", woken, relock, losing)
+	}
 }
 
 func TestCodecRefusesHalfAStateCodec(t *testing.T) {
@@ -265,6 +283,25 @@ func FuzzDecodeState(f *testing.F) {
 			f.Fatal(err)
 		}
 		f.Add(enc)
+	}
+	fuzzDecoder(f, codec, true)
+}
+
+func FuzzDecodeGoMutexState(f *testing.F) {
+	codec, err := sim.NewCodec(lockstepOf(sim.MutexGo))
+	if err != nil {
+		f.Fatal(err)
+	}
+	for seed := uint64(1); seed <= 4; seed++ {
+		w := lockstepOf(sim.MutexGo)
+		w.SetChooser(sim.NewRandomChooser(seed))
+		for w.Step() {
+			enc, err := codec.Append(nil, w)
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(enc)
+		}
 	}
 	fuzzDecoder(f, codec, true)
 }
