@@ -236,3 +236,35 @@ func TestCondReacquiresAGoMutexLikeLock(t *testing.T) {
 		t.Fatalf("run: %v %v %s", err, w.Violations(), w.Stop())
 	}
 }
+
+// TestHashTellsAWakeFromARelock: two states that differ only in how
+// the pending try of a Go mutex came (an unlock woke a waiter, which
+// loses to the front of the queue; a signal woke a thread, which loses
+// to the back) are different states.
+func TestHashTellsAWakeFromARelock(t *testing.T) {
+	run := func(threads [][]sim.Action, schedule []sim.ProcID) *sim.World {
+		t.Helper()
+		s := &script{mutexes: []string{"mu"}, conds: []string{"cond"}, kind: sim.MutexGo, threads: threads}
+		w := sim.NewWorld(s, 1, sim.FirstChooser{}, sim.Options{})
+		for _, p := range schedule {
+			k := slices.IndexFunc(w.Ready(), func(e sim.Event) bool { return e.Proc == p })
+			w.SetChooser(sim.NewReplayChooser([]int{k}, sim.FirstChooser{}))
+			if k < 0 || !w.Step() {
+				t.Fatalf("no step of t%d: %v", p, w.Err())
+			}
+		}
+		return w
+	}
+	// t0 blocks on mu, t1 unlocks it: t0 is woken.
+	woken := run([][]sim.Action{{sim.Local("", 0), sim.Lock(0, "")}, {sim.Lock(0, ""), sim.Unlock(0, "")}}, []sim.ProcID{1, 0, 0, 1})
+	// t0 waits on cond, t1 broadcasts: t0 relocks.
+	relock := run([][]sim.Action{{sim.Lock(0, ""), sim.Wait(0, "")}, {sim.Local("", 0), sim.Broadcast(0, "")}}, []sim.ProcID{0, 0, 1, 1})
+	for _, w := range []*sim.World{woken, relock} {
+		if w.Proc(0).PC != 2 || w.Proc(1).PC != 2 || w.Proc(0).Status != sim.Blocked || w.Mutex(0).Holder != sim.None {
+			t.Fatalf("the two states differ in more than the try: %s, %s", w.DescribeProc(0), w.DescribeMutex(0))
+		}
+	}
+	if woken.Hash() == relock.Hash() {
+		t.Fatal("a woken waiter's try and a relock hash the same")
+	}
+}
