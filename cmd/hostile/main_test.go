@@ -29,7 +29,7 @@ func TestHostileSuiteSmall(t *testing.T) {
 			t.Errorf("%s: expected %s, got %s", c.Case, c.Expected, c.Got)
 		}
 	}
-	if len(rep.checks) < 69 { // every case of the in-process suite: HTTP (25), budget (10), traces (7), tokens (15), NATS (12)
+	if len(rep.checks) < 68 { // every case of the in-process suite: HTTP (25), budget (10), traces (6), tokens (15), NATS (12)
 		t.Errorf("only %d checks ran", len(rep.checks))
 	}
 }
