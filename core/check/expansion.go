@@ -164,7 +164,7 @@ func (ex *expansion) expand(n *node) {
 			}
 			key, perm := e.canonKey(c, &ex.h)
 			s := succ{w: c, key: key, fp: fp, perm: perm}
-			if single && e.por && e.safe(&ready[k], fp) {
+			if single && e.por && e.safe(c, &ready[k], fp) {
 				if _, seen := e.store.lookup(s.key); !seen {
 					// A persistent set of one: the step touches nothing
 					// another process can touch, and leads somewhere new.
@@ -210,9 +210,10 @@ func (e *graphEngine) order(w *sim.World, ready []sim.Event, buf []int) []int {
 
 // safe reports whether a step is alone a persistent set: a thread's step
 // that touched no kernel object another process can touch (local work, a
-// sleep, an exit, taking over a mutex already handed to it).
-func (e *graphEngine) safe(ev *sim.Event, fp footprint) bool {
-	return !fp.global && fp.local() && (fp.mutex < 0 || ev.Kind == sim.EvAcquire)
+// sleep, an exit, taking over a FIFO mutex already handed to it; a woken
+// waiter's try at a Go mutex is not: a thread locking it first wins).
+func (e *graphEngine) safe(w *sim.World, ev *sim.Event, fp footprint) bool {
+	return !fp.global && fp.local() && (fp.mutex < 0 || ev.Kind == sim.EvAcquire && w.Mutex(ev.Mutex).Kind == sim.MutexFIFO)
 }
 
 // try runs option k of w's ready events with the given values for the
@@ -300,7 +301,7 @@ func (ex *expansion) footprint(b pre, c *sim.World, ev *sim.Event, ch *forceChoo
 	default:
 		fp.global = true
 	}
-	if e.por && e.safe(ev, fp) {
+	if e.por && e.safe(c, ev, fp) {
 		if k := [2]int{int(ev.Proc), b.pc}; !e.safeAt[k] {
 			ex.safe = append(ex.safe, k)
 		}

@@ -21,10 +21,8 @@ const (
 	// variables on it reacquire it like sync.Cond.Wait: the woken thread
 	// calls Lock afresh, and queues last if it finds the mutex held.
 	// A woken thread's try (EvAcquire) races with every Lock of its
-	// mutex: core/check's partial-order reduction, which takes an
-	// EvAcquire alone as a persistent set (a FIFO hand-off), does not
-	// know it yet, so a model with Go mutexes declares no
-	// SharesUnlockedState false nor Accesses for now.
+	// mutex, so core/check's partial-order reduction takes it alone as a
+	// persistent set only for a FIFO mutex (where it is a hand-off).
 	MutexGo
 )
 
