@@ -156,6 +156,8 @@ type Scratch struct {
 	rb rebuilder
 	// decoded is the world Expander.ExpandWith decoded last.
 	decoded *sim.World
+	// h hashes the state Expander.ExpandWith is given, to check its key.
+	h sim.Hasher
 }
 
 // runTask runs task i of the current phase with sc (nil: its own).

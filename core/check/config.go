@@ -29,6 +29,9 @@ var (
 	// ErrReplay is wrapped when a counterexample does not replay to the
 	// violation it was found with (a bug in a model's Clone or Hash).
 	ErrReplay = errors.New("check: counterexample does not replay")
+	// ErrStateKey: a state given to Expander.Expand is not the state its
+	// fingerprint names.
+	ErrStateKey = errors.New("check: a state does not match its key")
 )
 
 // Budget bounds a search. Zero fields take the strategy's default.

@@ -174,6 +174,13 @@ func (e *Expander) ExpandSkipping(sc *Scratch, s BFSState, skip func(BFSState) b
 	if err != nil {
 		return Expansion{}, err
 	}
+	// The key is the sender's word: a worker of a distributed search
+	// could pair a junk world with the fingerprint of a reachable state
+	// and so make its owner drop the real one as seen. The world is
+	// checked against it before it is expanded.
+	if k := e.g.keyOfWith(w, &sc.h); k.fp != s.Key || k.enc != s.Enc {
+		return Expansion{}, fmt.Errorf("%w: a state's world hashes to %016x, not to the fingerprint %016x it came with", ErrStateKey, k.fp, s.Key)
+	}
 	sleep, err := decodeSleep(s.Sleep)
 	if err != nil {
 		return Expansion{}, err

@@ -1,6 +1,7 @@
 package check_test
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -205,6 +206,42 @@ func TestExpanderSkipsBeforeEncoding(t *testing.T) {
 	for i, s := range kept {
 		if want := all[i+1]; s.Key != want.Key || string(s.World) != string(want.World) || !slices.Equal(s.Path, want.Path) {
 			t.Fatalf("successor %d: %+v, want %+v", i, s, want)
+		}
+	}
+}
+
+// A state whose world is not the one its fingerprint names (a worker's
+// junk world sent under the key of a reachable state, so that its owner
+// would drop the real one as seen) is refused before it is expanded,
+// whether it travels as a world or as a path; the honest one expands.
+func TestExpanderRefusesAWorldUnderAnotherKey(t *testing.T) {
+	cfg := check.Config{Scenario: "vitess-messager", Preset: "lock-level", Variant: "fixed", Params: map[string]any{"clients": 2, "iterations": 1},
+		Strategy: check.BFS, Reductions: check.DefaultReductions(check.BFS)}
+	e, err := check.NewExpander(catalog.New(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.EncodeStates(); err != nil {
+		t.Fatal(err)
+	}
+	var succs []check.BFSState
+	if _, err := e.Expand(e.Root(), func(s check.BFSState) { succs = append(succs, s) }); err != nil {
+		t.Fatal(err)
+	}
+	if len(succs) < 2 || succs[0].Key == succs[1].Key {
+		t.Fatalf("the initial state has %d successors, want two distinct", len(succs))
+	}
+	for _, asPath := range []bool{false, true} {
+		honest, forged := succs[0], succs[0]
+		forged.Key, forged.Enc = succs[1].Key, succs[1].Enc
+		if asPath {
+			honest.World, forged.World = nil, nil
+		}
+		if _, err := e.Expand(honest, func(check.BFSState) {}); err != nil {
+			t.Fatalf("as path %v: the honest state: %v", asPath, err)
+		}
+		if _, err := e.Expand(forged, func(check.BFSState) {}); !errors.Is(err, check.ErrStateKey) {
+			t.Fatalf("as path %v: a world under another state's key expanded: %v", asPath, err)
 		}
 	}
 }
