@@ -158,6 +158,9 @@ func describe(w *sim.World, ev *sim.Event) string {
 	case sim.EvTimer:
 		return name + "'s timer " + strconv.Itoa(ev.Timer) + " fires"
 	case sim.EvAcquire:
+		if mu := w.Mutex(ev.Mutex); mu.Kind == sim.MutexGo {
+			return name + " tries " + mu.Name + " again (woken)" // a thread locking it first wins
+		}
 		return name + " gets " + w.Mutex(ev.Mutex).Name
 	}
 	return name + " takes its next step"
