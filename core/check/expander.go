@@ -247,44 +247,50 @@ type Outcome struct {
 	// unexpanded at the depth bound); false when the state budget ended
 	// the search.
 	Done, Cut bool
-	Found     *Finding
-	Error     string
+	// Sampled is true when some drawn value was tried at sampled
+	// options only (Config.ValueSamples).
+	Sampled bool
+	Found   *Finding
+	Error   string
 }
 
 // Result is the result the local search gives for the same outcome:
 // the counterexample replayed and shrunk here.
-func (e *Expander) Result(o Outcome) Result {
-	cfg := e.x.cfg
+func (e *Expander) Result(o Outcome) Result { return outcomeResult(e.x, e.g, o) }
+
+// outcomeResult is the result the local search of x gives for a
+// distributed search's outcome: the counterexample replayed and shrunk
+// by a new explorer, the fingerprint bound of g's storage.
+func outcomeResult(x0 *Explorer, g *graphEngine, o Outcome) Result {
+	cfg := x0.cfg
 	cfg.NoShrink = false
-	x, err := New(e.x.reg, cfg)
+	x, err := New(x0.reg, cfg)
 	if err != nil {
 		return Result{Strategy: cfg.Strategy, Verdict: VerdictNone, Error: err.Error()}
 	}
 	x.prog = Progress{States: o.States, Transitions: o.Transitions, Depth: o.Depth}
+	x.sampled = o.Sampled
+	settled := func(r Result) Result {
+		if !g.exact {
+			r.OmissionProbability = omissionOf(o.States)
+		}
+		return r
+	}
 	if o.Error != "" {
 		x.err = errors.New(o.Error)
 		x.prog.Done = true
-		return e.settled(x.Result(), o)
+		return settled(x.Result())
 	}
 	if o.Found != nil {
 		x.report(o.Found.Counterexample, o.Found.Violation)
 		for !x.prog.Done {
 			x.Step(1 << 12)
 		}
-		return e.settled(x.Result(), o)
+		return settled(x.Result())
 	}
 	x.prog.Done = true
 	x.verified, x.bounded = o.Done && !o.Cut, o.Done && o.Cut
-	return e.settled(x.Result(), o)
-}
-
-// settled gives r the outcome's fingerprint bound (the explorer that
-// built r stored nothing; exact storage omits no state).
-func (e *Expander) settled(r Result, o Outcome) Result {
-	if !e.g.exact {
-		r.OmissionProbability = omissionOf(o.States)
-	}
-	return r
+	return settled(x.Result())
 }
 
 // Exact reports whether states are stored exactly: a visited set keys on

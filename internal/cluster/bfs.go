@@ -12,19 +12,28 @@ import (
 	"github.com/racetrack-sim/racetrack/core/check"
 )
 
-// bfsSearch is one distributed bfs, level-synchronous with one round of
-// tasks a level: partition p's task of level L admits the states sent to
-// p for L, then expands them, sending their successors to their owners'
-// subjects for L+1 as it goes. The coordinator only waits for a level's
-// tasks, audits them and decides whether the search goes on. Every task
-// reads its input from JetStream and writes its output there, with
-// message ids a repeated attempt repeats, so a task redelivered after
-// its worker died redoes only itself, and its partition's visited set is
-// rebuilt from the per-level increments (the checkpoint).
+// maxLevelRanges bounds the expand tasks of a level: enough for workers to
+// share a level evenly, few enough that a level is a handful of batches
+// per pair of range and partition.
+const maxLevelRanges = 16
+
+// bfsSearch is one distributed bfs: the local bfs split at its phases
+// (check.Split), level-synchronous with two rounds of tasks a level.
+// Expand tasks each expand a range of the level's chunks and send each
+// successor to the partition that owns its key; merge tasks each decide
+// one partition's successors as the local search does. Every worker and
+// the coordinator keep a replica (the level logs and the visited set) and
+// advance it with every partition's instances and decisions, so any
+// worker can take any task, rebuilding its states by replaying their
+// paths as the local search does. The coordinator only decides level
+// ends and termination, and audits. Every task reads its input from
+// JetStream and writes its output there under ids a repeated attempt
+// repeats, so a task redelivered after its worker died redoes only
+// itself.
 type bfsSearch struct {
 	c        *Coordinator
 	cfg      check.Config
-	e        *check.Expander
+	split    *check.Split // the coordinator's replica
 	id       string
 	progress func(check.Progress)
 	parts    int
@@ -35,16 +44,11 @@ type bfsSearch struct {
 	bytes int
 }
 
-// Search a bfs: the answer of check.Expander's driver contract, the
-// same as the local bfs (see the package documentation).
+// Search a bfs: the local bfs's result (see the package documentation).
 func (s *bfsSearch) run(ctx context.Context) (check.Result, error) {
-	c := s.c
 	s.results = make(chan rangeResult, 64)
 	s.exceeded = make(chan uint64, 16)
 	s.seqs = map[uint64]string{}
-	if err := s.e.EncodeStates(); err != nil {
-		return check.Result{}, err
-	}
 	stop, err := s.subscribe(ctx)
 	if err != nil {
 		return check.Result{}, err
@@ -53,73 +57,109 @@ func (s *bfsSearch) run(ctx context.Context) (check.Result, error) {
 	defer s.cleanup()
 
 	var o check.Outcome
-	root := s.e.Root()
-	subject := candSubject(s.id, 0, owner(root.Key, s.parts), s.parts)
-	data := pack(appendItem(nil, item{s: root}))
-	if _, err := c.publish(ctx, subject, data, subject+"#0"); err != nil {
-		return s.fail(ctx, o, err)
-	}
-	s.bytes += len(data)
 	audit := newBFSAudit(s)
-	for level := 0; ; level++ {
-		got, err := s.phase(ctx, kindLevel, level)
+	var queued []task // the next level's expand tasks, queued already
+	for {
+		level := s.split.Depth()
+		tasks := queued
+		if tasks == nil {
+			tasks = expandTasks(level, s.split.Chunks())
+			if err := s.queue(ctx, tasks); err != nil {
+				return s.fail(ctx, o, err)
+			}
+		}
+		got, err := s.wait(ctx, tasks)
 		if err != nil {
 			return s.fail(ctx, o, err)
 		}
-		frontier := 0
-		for _, r := range got {
+		first := -1 // the range with the first violation
+		for i, r := range got {
 			if r.Error != "" {
-				o.Error = fmt.Sprintf("cluster: worker %q failed partition %d of level %d: %s", r.Worker, r.Part, level, r.Error)
-				return s.e.Result(o), nil
+				o.Error = fmt.Sprintf("cluster: worker %q failed chunks [%d, %d) of level %d: %s", r.Worker, tasks[i].Lo, tasks[i].Hi, level, r.Error)
+				return s.split.Result(o), nil
 			}
-			o.States += r.New
-			frontier += r.Kept
+			if r.ViolationChunk > 0 && first < 0 {
+				first = i
+			}
 		}
-		if err := audit.admitted(ctx, level, got); err != nil {
-			return s.fail(ctx, o, err)
-		}
-		if err := audit.expanded(ctx, level, got); err != nil {
-			return s.fail(ctx, o, err)
-		}
-		if frontier == 0 {
-			o.Done = true
-			return s.e.Result(o), nil
-		}
-		o.Depth = level
-		if level > 0 && o.States >= s.cfg.Budget.States {
-			// The local bfs stops here, before expanding this level:
-			// what the tasks found expanding it does not count.
-			return s.e.Result(o), nil
-		}
-		var found *item
-		for _, r := range got {
+		for i, r := range got {
+			if first >= 0 && i > first {
+				break // the local search counts no further
+			}
 			o.Transitions += r.Transitions
+			o.Depth = max(o.Depth, r.Depth)
 			o.Cut = o.Cut || r.Cut
-			if r.FoundAt != nil {
-				its, err := decodeItems(r.FoundAt, nil)
-				if err != nil || len(its) != 1 {
-					return s.fail(ctx, o, errCodec)
-				}
-				if found == nil || compareItems(its[0], *found) < 0 {
-					found = &its[0]
-				}
+			o.Sampled = o.Sampled || r.Sampled
+		}
+		if first >= 0 {
+			if o.Found, err = audit.violation(level, got[first]); err != nil {
+				return s.fail(ctx, o, err)
+			}
+			o.States = s.split.States()
+			return s.split.Result(o), nil
+		}
+		merges := make([]task, s.parts)
+		for p := range merges {
+			merges[p] = task{Kind: kindMerge, Level: level, Index: p, Part: p}
+		}
+		if err := s.queue(ctx, merges); err != nil {
+			return s.fail(ctx, o, err)
+		}
+		merged, err := s.wait(ctx, merges)
+		if err != nil {
+			return s.fail(ctx, o, err)
+		}
+		kept, fresh := 0, 0
+		for p, r := range merged {
+			if r.Error != "" {
+				o.Error = fmt.Sprintf("cluster: worker %q failed to merge partition %d of level %d: %s", r.Worker, p, level, r.Error)
+				return s.split.Result(o), nil
+			}
+			kept, fresh = kept+r.Kept, fresh+r.New
+		}
+		// The next level's expansions start now, on the merges' word:
+		// the workers expand while the coordinator checks that word (a
+		// level found forged fails the search, expansions and all).
+		queued = nil
+		if kept > 0 && s.split.States()+fresh < s.cfg.Budget.States {
+			queued = expandTasks(level+1, (kept+check.SplitChunk-1)/check.SplitChunk)
+			if err := s.queue(ctx, queued); err != nil {
+				return s.fail(ctx, o, err)
 			}
 		}
-		s.report(o, frontier)
-		if found != nil {
-			// Replayed along its path from the initial state, not
-			// decoded: a worker's bytes could describe a state no run
-			// reaches, a path cannot.
-			replay := found.s
-			replay.World = nil
-			x, err := s.e.Expand(replay, func(check.BFSState) {})
-			if err != nil || x.Found == nil {
-				return s.fail(ctx, o, fmt.Errorf("%w: the violating state a worker reported does not expand to a violation here: %v", ErrForged, err))
-			}
-			o.Found = x.Found
-			return s.e.Result(o), nil
+		data, err := audit.level(ctx, level, tasks, got, merged)
+		if err != nil {
+			return s.fail(ctx, o, err)
+		}
+		s.bytes += data.bytes
+		adv, err := s.split.Advance(data.insts, data.decs)
+		if err != nil {
+			return s.fail(ctx, o, fmt.Errorf("%w: level %d's batches: %v", ErrForged, level, err))
+		}
+		if err := audit.counts(level, merged, adv); err != nil {
+			return s.fail(ctx, o, err)
+		}
+		o.States = s.split.States()
+		s.report(o, adv.Next)
+		if adv.Next == 0 {
+			o.Done = true
+			return s.split.Result(o), nil
+		}
+		if o.States >= s.cfg.Budget.States {
+			return s.split.Result(o), nil
 		}
 	}
+}
+
+// expandTasks are a level's expand tasks: its chunks cut into at most
+// maxLevelRanges ranges of nearly equal size.
+func expandTasks(level, chunks int) []task {
+	n := min(chunks, maxLevelRanges)
+	out := make([]task, n)
+	for i := range n {
+		out[i] = task{Kind: kindExpand, Level: level, Index: i, Lo: i * chunks / n, Hi: (i + 1) * chunks / n}
+	}
+	return out
 }
 
 func (s *bfsSearch) report(o check.Outcome, frontier int) {
@@ -131,27 +171,44 @@ func (s *bfsSearch) report(o check.Outcome, frontier int) {
 // fail ends the search on a cancel, a lost cluster or a failed task.
 func (s *bfsSearch) fail(ctx context.Context, o check.Outcome, err error) (check.Result, error) {
 	if ctx.Err() != nil {
-		return s.e.Result(o), ctx.Err()
+		return s.split.Result(o), ctx.Err()
 	}
 	o.Error = err.Error()
-	return s.e.Result(o), err
+	return s.split.Result(o), err
 }
 
-// phase queues one task per partition and waits for all their results.
-func (s *bfsSearch) phase(ctx context.Context, kind string, level int) ([]rangeResult, error) {
+// taskID names a task: its token and the message id of its publication.
+func (s *bfsSearch) taskID(t task) string {
+	return fmt.Sprintf("%s.%s.%d.%d", s.id, t.Kind, t.Level, t.Index)
+}
+
+// queue puts tasks (one kind, one level, indices 0..n-1) on the work
+// queue.
+func (s *bfsSearch) queue(ctx context.Context, tasks []task) error {
 	c := s.c
-	for p := 0; p < s.parts; p++ {
-		msgID := fmt.Sprintf("%s.%s.%d.%d", s.id, kind, level, p)
-		data, _ := json.Marshal(task{Kind: kind, Search: s.id, Level: level, Part: p, Parts: s.parts, Config: s.cfg, Token: c.token(msgID)})
+	for _, t := range tasks {
+		t.Search, t.Parts, t.Config = s.id, s.parts, s.cfg
+		msgID := s.taskID(t)
+		t.Token = c.token(msgID)
+		data, _ := json.Marshal(t)
 		ack, err := c.publish(ctx, workSubject+s.id, data, msgID)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		s.seqs[ack.Sequence] = msgID
 	}
-	got := make([]rangeResult, s.parts)
-	have := make([]bool, s.parts)
-	left := s.parts
+	return nil
+}
+
+// wait waits for the results of queued tasks. A result of another
+// phase is dropped: its phase has all its results already, or comes
+// later and takes it again from the worker that redoes its task.
+func (s *bfsSearch) wait(ctx context.Context, tasks []task) ([]rangeResult, error) {
+	c := s.c
+	kind, level := tasks[0].Kind, tasks[0].Level
+	got := make([]rangeResult, len(tasks))
+	have := make([]bool, len(tasks))
+	left := len(tasks)
 	watch := time.NewTicker(250 * time.Millisecond)
 	defer watch.Stop()
 	var lostSince time.Time
@@ -161,13 +218,14 @@ func (s *bfsSearch) phase(ctx context.Context, kind string, level int) ([]rangeR
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case r := <-s.results:
-			if r.Kind != kind || r.Level != level || r.Part < 0 || r.Part >= s.parts || have[r.Part] ||
-				!c.tokenOK(fmt.Sprintf("%s.%s.%d.%d", s.id, kind, level, r.Part), r.Token) ||
-				r.Transitions < 0 || r.New < 0 || r.Kept < 0 || r.New > r.Kept {
+			if r.Kind != kind || r.Level != level || r.Index < 0 || r.Index >= len(tasks) || have[r.Index] ||
+				!c.tokenOK(s.taskID(tasks[r.Index]), r.Token) || !s.valid(tasks[r.Index], r) {
 				continue // not this task's answer, or not from the worker handed it
 			}
-			got[r.Part], have[r.Part] = r, true
-			s.bytes += r.Bytes
+			if r.Stale {
+				return nil, fmt.Errorf("%w: worker %q has left level %d before the search did", ErrForged, r.Worker, level)
+			}
+			got[r.Index], have[r.Index] = r, true
 			left--
 		case seq := <-s.exceeded:
 			if id, ok := s.seqs[seq]; ok {
@@ -193,6 +251,17 @@ func (s *bfsSearch) phase(ctx context.Context, kind string, level int) ([]rangeR
 		}
 	}
 	return got, nil
+}
+
+// valid reports whether a result is within what its task can answer.
+func (s *bfsSearch) valid(t task, r rangeResult) bool {
+	if r.Transitions < 0 || r.New < 0 || r.Kept < 0 || r.New > r.Kept || r.Bytes < 0 {
+		return false
+	}
+	if t.Kind == kindExpand {
+		return r.ViolationChunk == 0 || r.ViolationChunk > t.Lo && r.ViolationChunk <= t.Hi
+	}
+	return r.ViolationChunk == 0
 }
 
 // subscribe starts taking the search's results and the max-delivery

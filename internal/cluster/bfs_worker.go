@@ -2,14 +2,12 @@ package cluster
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -18,273 +16,305 @@ import (
 	"github.com/racetrack-sim/racetrack/core/check"
 )
 
-// maxBatch is the size at which a batch of states is published: a
-// level of a large search is a handful of messages per pair of
-// partitions, not one per state.
+// maxBatch is the size at which a batch is published: a level of a
+// large search is a handful of messages per pair of range and partition,
+// not one per state.
 const maxBatch = 256 << 10
 
-// Subjects of a bfs search's data: the states sent to a partition for a
-// level, by the partition whose expansion sent them (from = Parts for
-// the coordinator's initial state), and a partition's visited-set
-// increment of a level.
-func candSubject(id string, level, owner, from int) string {
-	return fmt.Sprintf("%s%s.cand.%d.%d.%d", bfsSubject, id, level, owner, from)
+// Subjects of a bfs search's data, under rt.bfs.<search>: the instances
+// expand task t of level L sent to partition p (batch k of them), and
+// partition p's decisions for L (batch k).
+func instSubject(id string, level, part, t, k int) string {
+	return fmt.Sprintf("%s%s.inst.%d.%d.%d.%d", bfsSubject, id, level, part, t, k)
 }
 
-func candFilter(id string, level, owner int) string {
-	return fmt.Sprintf("%s%s.cand.%d.%d.*", bfsSubject, id, level, owner)
+func decSubject(id string, level, part, k int) string {
+	return fmt.Sprintf("%s%s.dec.%d.%d.%d", bfsSubject, id, level, part, k)
 }
 
-func seenSubject(id string, level, part int) string {
-	return fmt.Sprintf("%s%s.seen.%d.%d", bfsSubject, id, level, part)
+// levelFilter is every batch of a level; partFilter a partition's
+// instances of a level.
+func levelFilter(id string, level int) string {
+	return fmt.Sprintf("%s%s.*.%d.>", bfsSubject, id, level)
 }
 
-// owner is the partition of a fingerprint: parts equal ranges.
-func owner(key uint64, parts int) int { return int((key >> 32) * uint64(parts) >> 32) }
-
-// partKey names a partition of a search.
-type partKey struct {
-	search string
-	part   int
+func partFilter(id string, level, part int) string {
+	return fmt.Sprintf("%s%s.inst.%d.%d.>", bfsSubject, id, level, part)
 }
 
-// partSeen is a cached visited set: through level.
-type partSeen struct {
-	level int
-	set   *visitedSet
+// levelData is a level's batches as Advance takes them: by partition,
+// instances in (range, batch) order, decisions in batch order.
+type levelData struct {
+	id          string
+	level       int
+	insts, decs [][][]byte
+	// keys are each batch's (range, batch) from its subject.
+	instKeys, decKeys [][][2]int
+	bytes             int
 }
 
-func (w *Worker) dropCache(search string) {
-	w.seenMu.Lock()
-	defer w.seenMu.Unlock()
-	for k := range w.seen {
-		if k.search == search {
-			delete(w.seen, k)
+func newLevelData(id string, level, parts int) *levelData {
+	return &levelData{id: id, level: level, insts: make([][][]byte, parts), decs: make([][][]byte, parts),
+		instKeys: make([][][2]int, parts), decKeys: make([][][2]int, parts)}
+}
+
+// add files a message by its subject. A subject no task writes is
+// refused: whoever published it forged it.
+func (d *levelData) add(subject string, data []byte) error {
+	bad := fmt.Errorf("%w: a batch on %s", errBadBatch, subject)
+	rest, ok := strings.CutPrefix(subject, fmt.Sprintf("%s%s.", bfsSubject, d.id))
+	f := strings.Split(rest, ".")
+	if !ok || len(f) < 4 || f[1] != strconv.Itoa(d.level) {
+		return bad
+	}
+	n := make([]int, len(f)-2)
+	for i := range n {
+		v, err := strconv.Atoi(f[i+2])
+		if err != nil || v < 0 {
+			return bad
 		}
+		n[i] = v
+	}
+	switch p := n[0]; {
+	case p >= len(d.insts):
+		return bad
+	case f[0] == "inst" && len(n) == 3:
+		d.insts[p] = append(d.insts[p], data)
+		d.instKeys[p] = append(d.instKeys[p], [2]int{n[1], n[2]})
+	case f[0] == "dec" && len(n) == 2:
+		d.decs[p] = append(d.decs[p], data)
+		d.decKeys[p] = append(d.decKeys[p], [2]int{0, n[1]})
+	default:
+		return bad
+	}
+	d.bytes += len(data)
+	return nil
+}
+
+// errBadBatch is a message on a subject no task publishes to.
+var errBadBatch = errors.New("cluster: malformed bfs data")
+
+// sort puts every partition's batches in order.
+func (d *levelData) sort() {
+	for p := range d.insts {
+		sortBatches(d.insts[p], d.instKeys[p])
+		sortBatches(d.decs[p], d.decKeys[p])
 	}
 }
 
-// levelPart is one partition's part of one level: it admits the states
-// sent to the partition for the level, in index-path order, against its
-// visited set (the new and re-expanded ones are the partition's
-// frontier; the visited-set increment is published, the checkpoint), then
-// expands that frontier in order, decoding each state's world, and sends
-// each successor to its owner's batch for the next level while it goes.
-// It stops at the partition's first violation.
-func (w *Worker) levelPart(ctx context.Context, t task) (rangeResult, bool) {
-	var res rangeResult
-	e, err := check.NewExpander(w.reg, t.Config)
-	if err == nil {
-		err = e.EncodeStates()
-	}
-	if err != nil {
-		res.Error = err.Error()
-		return res, true
-	}
-	seen, err := w.visited(ctx, t, e.Exact())
-	if err != nil {
-		return res, false
-	}
-	cands, err := w.readItems(ctx, candFilter(t.Search, t.Level, t.Part))
-	if err != nil {
-		return res, false
-	}
-	slices.SortFunc(cands, compareItems) // index paths are distinct: no ties
-	next := newVisitedSet(e.Exact())
-	front := cands[:0] // admitted in place: a state is kept at most once
-	for _, it := range cands {
-		stored, ok := next.get(it.s.Key, it.s.Enc)
-		isNew := !ok
-		if !ok {
-			stored, ok = seen.set.get(it.s.Key, it.s.Enc)
-			isNew = !ok
-		}
-		mask, s, keep, err := e.Admit(stored, ok, it.s)
-		if err != nil {
-			res.Error = err.Error()
-			return res, true
-		}
-		if !keep {
-			continue
-		}
-		if isNew {
-			res.New++
-		}
-		next.put(it.s.Key, it.s.Enc, mask)
-		res.Kept++
-		front = append(front, item{s: s, order: it.order})
-	}
-	pub := &publisher{w: w}
-	var inc batch
-	for _, en := range next.entries() {
-		inc.b = appendSeen(inc.b, en.key, en.mask, en.enc)
-		if len(inc.b) >= maxBatch {
-			if err := pub.batch(seenSubject(t.Search, t.Level, t.Part), &inc); err != nil {
-				return res, false
-			}
-		}
-	}
-	if err := pub.batch(seenSubject(t.Search, t.Level, t.Part), &inc); err != nil {
-		return res, false
-	}
-	out := newBatcher(pub, t, t.Level+1)
-	sc := &check.Scratch{}
-	known := w.knownStates(t, seen.set)
-	for _, it := range front {
-		if w.stopped(ctx, t.Search) {
-			return res, false
-		}
-		i := 0
-		skip := func(s check.BFSState) bool {
-			if set := known[owner(s.Key, t.Parts)]; set != nil {
-				if stored, ok := set.get(s.Key, s.Enc); ok {
-					if _, _, keep, err := e.Admit(stored, true, s); err == nil && !keep {
-						i++
-						return true
-					}
-				}
-			}
-			return false
-		}
-		x, err := e.ExpandSkipping(sc, it.s, skip, func(s check.BFSState) {
-			out.add(owner(s.Key, t.Parts), item{s: s, order: append(slices.Clip(it.order), i)})
-			i++
-		})
-		res.Transitions += x.Transitions
-		res.Cut = res.Cut || x.Cut
-		if err != nil {
-			res.Error = err.Error()
-			return res, true
-		}
-		if x.Found != nil {
-			res.FoundAt = appendItem(nil, it)
-			break
-		}
-	}
-	if err := out.flush(); err != nil || pub.wait(ctx) != nil {
-		return res, false
-	}
-	res.Bytes = pub.bytes
-	seen.set.addAll(next)
-	seen.level = t.Level
-	w.seenMu.Lock()
-	if !w.isCancelled(t.Search) { // an ended search's sets are dropped, not kept
-		w.seen[partKey{t.Search, t.Part}] = seen
-	}
-	w.seenMu.Unlock()
-	return res, true
+// read reads the batches on filter into d, sorted.
+func (d *levelData) read(ctx context.Context, js jetstream.JetStream, filter string) error {
+	err := readStream(ctx, js, filter, func(m jetstream.Msg) error { return d.add(m.Subject(), m.Data()) })
+	d.sort()
+	return err
 }
 
-// knownStates are the visited sets this worker holds for the task's
-// search, by partition (nil: none), own the task's partition's through
-// the level before. A successor one of them stores with a sleep set no
-// larger than its own is not sent: its owner would not admit it (the
-// stored sets only shrink as states are admitted again), so the worker
-// saves encoding, sending and decoding it.
-func (w *Worker) knownStates(t task, own *visitedSet) []*visitedSet {
-	known := make([]*visitedSet, t.Parts)
-	w.seenMu.Lock()
-	defer w.seenMu.Unlock()
-	for k, c := range w.seen {
-		if k.search == t.Search && k.part >= 0 && k.part < t.Parts {
-			known[k.part] = c.set
-		}
+// sortBatches orders batches by their keys.
+func sortBatches(batches [][]byte, keys [][2]int) {
+	idx := make([]int, len(batches))
+	for i := range idx {
+		idx[i] = i
 	}
-	known[t.Part] = own
-	return known
+	slices.SortFunc(idx, func(a, b int) int {
+		if keys[a][0] != keys[b][0] {
+			return keys[a][0] - keys[b][0]
+		}
+		return keys[a][1] - keys[b][1]
+	})
+	sorted := make([][]byte, len(batches))
+	for i, j := range idx {
+		sorted[i] = batches[j]
+	}
+	copy(batches, sorted)
 }
 
-// visited is partition Part's visited set through level Level-1: the
-// cached one, caught up with the increments of the levels it misses
-// (a partition's tasks go to whichever worker asks first, so a worker
-// keeps every partition it had and reads only what changed since), or
-// rebuilt from all of them in JetStream.
-func (w *Worker) visited(ctx context.Context, t task, exact bool) (*partSeen, error) {
-	key := partKey{t.Search, t.Part}
-	w.seenMu.Lock()
-	c, ok := w.seen[key]
-	delete(w.seen, key) // a failed task must not leave a half-updated set
-	w.seenMu.Unlock()
-	if !ok || c.level >= t.Level {
-		c = &partSeen{level: -1, set: newVisitedSet(exact)}
+// replica is a process's copy of a bfs search (check.Split): its level
+// logs and visited set. Tasks read it concurrently; advancing it to the
+// next level is exclusive.
+type replica struct {
+	mu    sync.RWMutex
+	split *check.Split
+}
+
+// replicas are the replicas a process holds, by search: the workers of
+// one process share them (a replica is the size of the local bfs's
+// memory).
+type replicas struct {
+	mu sync.Mutex
+	by map[string]*replica
+}
+
+func newReplicas() *replicas { return &replicas{by: map[string]*replica{}} }
+
+func (r *replicas) drop(search string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.by, search)
+}
+
+// errStale is a task of a level the replica has left: its result was
+// taken before (the coordinator asks for no level it has not reached).
+var errStale = errors.New("cluster: a task of a level already done")
+
+// at returns the search's replica advanced to the task's level, read
+// locked (the caller unlocks it), reading the levels it misses from
+// JetStream (all of them for a replica made now). A replica advanced
+// past the level gives errStale.
+func (w *Worker) at(ctx context.Context, t task) (*replica, error) {
+	rs := w.replicas
+	rs.mu.Lock()
+	r, ok := rs.by[t.Search]
+	if !ok {
+		r = &replica{}
+		rs.by[t.Search] = r
 	}
-	if c.level == -1 && t.Level > 1 {
-		// All of them at once: one read rather than one a level.
-		prefix := fmt.Sprintf("%s%s.seen.", bfsSubject, t.Search)
-		err := w.readAll(ctx, fmt.Sprintf("%s*.%d", prefix, t.Part), func(m jetstream.Msg) error {
-			lv, err := strconv.Atoi(strings.SplitN(m.Subject()[len(prefix):], ".", 2)[0])
-			if err != nil {
-				return errCodec
-			}
-			if lv >= t.Level {
-				return nil // left by an earlier attempt at this task
-			}
-			data, err := unpack(m.Data())
-			if err != nil {
-				return err
-			}
-			return decodeSeen(data, c.set)
-		})
-		c.level = t.Level - 1
-		return c, err
-	}
-	for lv := c.level + 1; lv < t.Level; lv++ {
-		err := w.readAll(ctx, seenSubject(t.Search, lv, t.Part), func(m jetstream.Msg) error {
-			data, err := unpack(m.Data())
-			if err != nil {
-				return err
-			}
-			return decodeSeen(data, c.set)
-		})
-		if err != nil {
+	rs.mu.Unlock()
+	for {
+		r.mu.RLock()
+		if r.split != nil && r.split.Depth() == t.Level {
+			return r, nil
+		}
+		if r.split != nil && r.split.Depth() > t.Level {
+			r.mu.RUnlock()
+			return nil, errStale
+		}
+		r.mu.RUnlock()
+		if err := w.advance(ctx, r, t); err != nil {
 			return nil, err
 		}
 	}
-	c.level = t.Level - 1
-	return c, nil
 }
 
-// batch is states or visited entries waiting to be published.
-type batch struct {
-	b    []byte
-	prev item // the last state added since the last publication
+// advance moves r one level on (or makes it, at the first level).
+func (w *Worker) advance(ctx context.Context, r *replica, t task) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.split == nil {
+		s, err := check.NewSplit(w.reg, t.Config, t.Parts)
+		if err != nil {
+			return &taskError{err}
+		}
+		r.split = s
+		return nil
+	}
+	level := r.split.Depth()
+	if level >= t.Level {
+		return nil
+	}
+	d := newLevelData(t.Search, level, t.Parts)
+	if err := d.read(ctx, w.js, levelFilter(t.Search, level)); errors.Is(err, errBadBatch) {
+		return &taskError{err}
+	} else if err != nil {
+		return err
+	}
+	if adv, err := r.split.Advance(d.insts, d.decs); err != nil {
+		r.split = nil // half advanced: made again from the start
+		return &taskError{err}
+	} else if adv.Next == 0 {
+		return &taskError{fmt.Errorf("cluster: a task of level %d, but the search ended at level %d", t.Level, level)}
+	}
+	return nil
 }
 
-// add appends a state, encoded after the one before it in the batch.
-func (b *batch) add(it item) {
-	b.b = appendItemAfter(b.b, b.prev, it)
-	b.prev = it
+// taskError fails the task for good (the search fails with it), unlike a
+// lost connection, after which the task is redone.
+type taskError struct{ err error }
+
+func (e *taskError) Error() string { return e.err.Error() }
+
+// bfsTask runs a bfs task: an expansion of a range of the level's chunks
+// or a partition's merge.
+func (w *Worker) bfsTask(ctx context.Context, t task) (rangeResult, bool) {
+	var res rangeResult
+	r, err := w.at(ctx, t)
+	if err != nil {
+		var te *taskError
+		switch {
+		case errors.As(err, &te):
+			res.Error = te.Error()
+			return res, true
+		case errors.Is(err, errStale):
+			res.Stale = true
+			return res, true
+		}
+		return res, false
+	}
+	defer r.mu.RUnlock()
+	pub := &publisher{w: w}
+	switch t.Kind {
+	case kindExpand:
+		batches := make([]int, t.Parts)
+		stopped := false
+		x, err := r.split.Expand(w.scratch, t.Lo, t.Hi, maxBatch, func(p int, b []byte) error {
+			if stopped = w.stopped(ctx, t.Search); stopped {
+				return errors.New("stopped")
+			}
+			err := pub.publish(instSubject(t.Search, t.Level, p, t.Index, batches[p]), b)
+			batches[p]++
+			return err
+		})
+		if stopped || pub.err != nil {
+			return res, false // redone by whoever gets the task next
+		}
+		if err != nil {
+			res.Error = err.Error()
+			return res, true
+		}
+		res.Transitions, res.Depth, res.Cut, res.Sampled, res.ViolationChunk = x.Transitions, x.Depth, x.Cut, x.Sampled, x.FoundChunk+1
+	case kindMerge:
+		d := newLevelData(t.Search, t.Level, t.Parts)
+		if err := d.read(ctx, w.js, partFilter(t.Search, t.Level, t.Part)); errors.Is(err, errBadBatch) {
+			res.Error = err.Error()
+			return res, true
+		} else if err != nil {
+			return res, false
+		}
+		k := 0
+		m, err := r.split.Merge(t.Part, d.insts[t.Part], maxBatch, func(b []byte) error {
+			err := pub.publish(decSubject(t.Search, t.Level, t.Part, k), b)
+			k++
+			return err
+		})
+		if pub.err != nil {
+			return res, false
+		}
+		if err != nil {
+			res.Error = err.Error()
+			return res, true
+		}
+		res.Kept, res.New = m.Kept, m.New
+	}
+	if pub.wait(ctx) != nil {
+		return res, false
+	}
+	res.Bytes = pub.bytes
+	return res, true
 }
 
 // publisher publishes a task's batches without waiting for each one's
 // acknowledgement (a level of a large search is many of them); wait
-// collects them all before the task reports.
+// collects them all before the task reports. A batch's message id is its
+// subject: a task done again writes the same batches (a replica's
+// decisions depend only on the data of the levels before), so JetStream
+// drops the repeats.
 type publisher struct {
 	w     *Worker
 	acks  []jetstream.PubAckFuture
 	bytes int
+	err   error
 }
 
-// batch publishes b's bytes (if any), packed, with an id made of its
-// subject and a digest of its bytes: a repeated attempt of the task that
-// publishes the same batch again is dropped by JetStream as a duplicate,
-// and one that publishes a different batch (a worker that held other
-// visited sets skipped other successors, so its batches break elsewhere)
-// adds it rather than losing it to an id the first attempt used; the
-// owner admits a state sent twice once.
-func (p *publisher) batch(subject string, b *batch) error {
-	if len(b.b) == 0 {
-		return nil
+func (p *publisher) publish(subject string, data []byte) error {
+	if p.err != nil {
+		return p.err
 	}
-	data := pack(b.b)
-	sum := sha256.Sum256(data)
-	ack, err := p.w.js.PublishAsync(subject, data, jetstream.WithMsgID(subject+"#"+hex.EncodeToString(sum[:12])))
+	ack, err := p.w.js.PublishAsync(subject, data, jetstream.WithMsgID(subject))
 	if err != nil {
+		p.err = err
 		return err
 	}
 	p.acks = append(p.acks, ack)
 	p.bytes += len(data)
-	b.b, b.prev = b.b[:0], item{}
 	return nil
 }
 
@@ -306,77 +336,7 @@ func (p *publisher) wait(ctx context.Context) error {
 	return nil
 }
 
-// batcher collects a task's successors by owner, each state once: a
-// successor equal to one sent before by the same task (the same state,
-// renaming and sleep set) would be admitted by neither, so it is
-// dropped here (the first, in index-path order, travels).
-type batcher struct {
-	pub   *publisher
-	t     task
-	level int
-	bufs  []batch
-	sent  map[string]struct{}
-	key   []byte
-	err   error
-}
-
-func newBatcher(pub *publisher, t task, level int) *batcher {
-	return &batcher{pub: pub, t: t, level: level, bufs: make([]batch, t.Parts), sent: map[string]struct{}{}}
-}
-
-func (b *batcher) add(to int, it item) {
-	if b.err != nil {
-		return
-	}
-	b.key = binary.LittleEndian.AppendUint64(b.key[:0], it.s.Key)
-	b.key = binary.AppendUvarint(b.key, uint64(it.s.Renaming))
-	b.key = binary.AppendUvarint(b.key, uint64(len(it.s.Sleep)))
-	b.key = append(append(b.key, it.s.Sleep...), it.s.Enc...)
-	if _, dup := b.sent[string(b.key)]; dup {
-		return
-	}
-	b.sent[string(b.key)] = struct{}{}
-	buf := &b.bufs[to]
-	buf.add(it)
-	if len(buf.b) >= maxBatch {
-		b.publish(to)
-	}
-}
-
-func (b *batcher) publish(to int) {
-	b.err = b.pub.batch(candSubject(b.t.Search, b.level, to, b.t.Part), &b.bufs[to])
-}
-
-func (b *batcher) flush() error {
-	for to := range b.bufs {
-		if b.err == nil {
-			b.publish(to)
-		}
-	}
-	return b.err
-}
-
-// readItems reads every state batch on a subject (a filter).
-func (w *Worker) readItems(ctx context.Context, filter string) ([]item, error) {
-	var out []item
-	err := w.readAll(ctx, filter, func(m jetstream.Msg) error {
-		data, err := unpack(m.Data())
-		if err != nil {
-			return err
-		}
-		out, err = decodeItems(data, out)
-		return err
-	})
-	return out, err
-}
-
 var errShort = errors.New("cluster: a stream ended before its messages were read")
-
-// readAll passes every message on the bfs stream matching filter to f.
-// The level barrier guarantees no message is added meanwhile.
-func (w *Worker) readAll(ctx context.Context, filter string, f func(jetstream.Msg) error) error {
-	return readStream(ctx, w.js, filter, f)
-}
 
 func readStream(ctx context.Context, js jetstream.JetStream, filter string, f func(jetstream.Msg) error) error {
 	st, total, cons, err := openRead(ctx, js, filter)

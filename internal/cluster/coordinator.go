@@ -115,11 +115,11 @@ func (c *Coordinator) search(ctx context.Context, cfg check.Config, progress fun
 		s := &swarm{c: c, cfg: cfg, id: nuid.Next(), progress: progress}
 		return s.run(ctx)
 	case check.BFS:
-		e, err := check.NewExpander(c.reg, cfg)
+		sp, err := check.NewSplit(c.reg, cfg, c.opts.Parts)
 		if err != nil {
 			return check.Result{}, err
 		}
-		s := &bfsSearch{c: c, cfg: e.Config(), e: e, id: nuid.Next(), progress: progress, parts: c.opts.Parts}
+		s := &bfsSearch{c: c, cfg: sp.Config(), split: sp, id: nuid.Next(), progress: progress, parts: c.opts.Parts}
 		return s.run(ctx)
 	default:
 		return check.Result{}, &scenario.FieldError{Field: "strategy", Msg: fmt.Sprintf("a distributed search runs random, pct or bfs; %s does not run distributed (its reductions follow one path at a time)", cfg.Strategy)}

@@ -70,6 +70,7 @@ func StartNode(reg *scenario.Registry, o NodeOptions) (*Node, error) {
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	o.Options.replicas = newReplicas() // one copy of a bfs search for the process
 	for i := 0; i < workers; i++ {
 		name := fmt.Sprintf("racetrack-worker-%d", i)
 		nc, err := connectWorker(name)
@@ -134,6 +135,7 @@ func RunWorkers(ctx context.Context, reg *scenario.Registry, url string, auth Cl
 			w.Stop()
 		}
 	}()
+	opts.replicas = newReplicas() // one copy of a bfs search for the process
 	for i := 0; i < workers; i++ {
 		name := fmt.Sprintf("racetrack-worker-%d", i)
 		nc, err := Dial(url, name, auth)

@@ -23,18 +23,18 @@ const (
 	resultSubject  = "rt.result." // + search id
 	cancelSubject  = "rt.cancel." // + search id: core NATS, to every worker
 	maxDeliveryAdv = "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES." + workStream + "." + workerConsumer
-	// bfsStream holds a distributed bfs's levels: the states sent to
-	// each partition (encoded, batched and compressed) and each
-	// partition's visited-set increments (the per-level checkpoint),
-	// under rt.bfs.<search>.
+	// bfsStream holds a distributed bfs's levels: the successors each
+	// expand task sent to each partition and each partition's
+	// decisions, under rt.bfs.<search> (check.Split).
 	bfsStream  = "RT_BFS"
 	bfsSubject = "rt.bfs."
 )
 
 // Task kinds.
 const (
-	kindRuns  = "runs"      // a seed range of a random or pct search
-	kindLevel = "bfs-level" // admit, then expand, one partition's states of a bfs level
+	kindRuns   = "runs"       // a seed range of a random or pct search
+	kindExpand = "bfs-expand" // expand a range of a bfs level's chunks
+	kindMerge  = "bfs-merge"  // decide the successors sent to one partition at a bfs level
 )
 
 // task is one unit of work on the queue.
@@ -42,8 +42,9 @@ type task struct {
 	Kind   string `json:"kind"`
 	Search string `json:"search"`
 	Index  int    `json:"index"`
-	Lo     int    `json:"lo"`
-	Hi     int    `json:"hi"`
+	// Lo and Hi are a seed range's runs, or a bfs expand task's chunks.
+	Lo int `json:"lo"`
+	Hi int `json:"hi"`
 	// Level and Part name a bfs task's level and partition (of Parts).
 	Level  int          `json:"level,omitempty"`
 	Part   int          `json:"part,omitempty"`
@@ -64,6 +65,8 @@ func (t task) validate() error {
 		return fmt.Errorf("cluster: task runs [%d, %d) of a search of %d runs", t.Lo, t.Hi, t.Config.Budget.Runs)
 	case t.Kind != kindRuns && (t.Parts < 1 || t.Parts > MaxParts || t.Part < 0 || t.Part >= t.Parts || t.Level < 0):
 		return fmt.Errorf("cluster: task part %d of %d at level %d", t.Part, t.Parts, t.Level)
+	case t.Kind == kindExpand && (t.Lo < 0 || t.Hi <= t.Lo || t.Index < 0 || t.Index >= maxLevelRanges):
+		return fmt.Errorf("cluster: task %d expands chunks [%d, %d)", t.Index, t.Lo, t.Hi)
 	}
 	return nil
 }
@@ -84,19 +87,23 @@ type rangeResult struct {
 	Worker string `json:"worker"`
 	// Token is the task's (see task.Token).
 	Token string `json:"token"`
-	// A bfs task's answer: its kind, level and partition; the states it
-	// admitted (New of them not seen before, Kept in all, the
-	// partition's frontier), the transitions of their expansion, its
-	// depth cut and its first violating state (encoded with its path;
-	// the coordinator expands it again for the counterexample).
-	Kind        string `json:"kind,omitempty"`
-	Level       int    `json:"level,omitempty"`
-	Part        int    `json:"part,omitempty"`
-	Transitions int    `json:"transitions,omitempty"`
-	Cut         bool   `json:"cut,omitempty"`
-	FoundAt     []byte `json:"foundAt,omitempty"`
-	New         int    `json:"new,omitempty"`
-	Kept        int    `json:"kept,omitempty"`
+	// A bfs task's answer: its kind, level and partition. An expansion's
+	// transitions (through its first violation), the deepest state
+	// expanded, its depth cut, whether values were sampled and 1 + the
+	// chunk of its first violation (0: none; the coordinator expands
+	// the chunk again for the counterexample). A merge's kept instances,
+	// New of them not stored before. Stale: the worker has left the
+	// task's level.
+	Kind           string `json:"kind,omitempty"`
+	Level          int    `json:"level,omitempty"`
+	Part           int    `json:"part,omitempty"`
+	Transitions    int    `json:"transitions,omitempty"`
+	Cut            bool   `json:"cut,omitempty"`
+	Sampled        bool   `json:"sampled,omitempty"`
+	ViolationChunk int    `json:"violationChunk,omitempty"`
+	New            int    `json:"new,omitempty"`
+	Kept           int    `json:"kept,omitempty"`
+	Stale          bool   `json:"stale,omitempty"`
 	// Bytes is what the task published.
 	Bytes int `json:"bytes,omitempty"`
 }
@@ -126,6 +133,9 @@ type Options struct {
 	// holds one); onStart, as a worker starts taking tasks.
 	onTask  func(w *Worker, redelivered bool)
 	onStart func(w *Worker)
+	// replicas, if set, are shared by the workers of one process (see
+	// RunWorkers).
+	replicas *replicas
 }
 
 func (o Options) withDefaults() Options {

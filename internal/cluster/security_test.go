@@ -230,17 +230,18 @@ func TestForgedKeptZeroIsCaught(t *testing.T) {
 	}
 }
 
-// A worker that claims new states it did not store (publishes no
-// visited-set increment) is caught by the counts.
+// A merge that claims new states its decisions do not add is caught by
+// the counts, naming the worker and the partition.
 func TestForgedCountsAreCaught(t *testing.T) {
-	c := startCluster(t, 0)
-	stop := rogueWorker(t, c.emb, func(tk task) rangeResult {
-		return rangeResult{New: 3, Kept: 3}
-	})
-	defer stop()
-	cfg := check.Config{Scenario: "dining-philosophers", Preset: "lock-level", Variant: "buggy", Strategy: check.BFS, Budget: check.Budget{States: 10_000}}
-	_, err := c.coord.Search(context.Background(), cfg, nil)
-	if !errors.Is(err, ErrForged) || !strings.Contains(err.Error(), "reported 3 new states, but published 0") {
+	a := &bfsAudit{}
+	adv := check.SplitAdvance{New: 5, Next: 7, NewByPart: []int{2, 3}, KeptByPart: []int{3, 4}}
+	honest := []rangeResult{{New: 2, Kept: 3, Worker: "w0"}, {New: 3, Kept: 4, Worker: "w1"}}
+	if err := a.counts(4, honest, adv); err != nil {
+		t.Fatal(err)
+	}
+	forged := []rangeResult{{New: 2, Kept: 3, Worker: "w0"}, {New: 6, Kept: 6, Worker: "rogue"}}
+	err := a.counts(4, forged, adv)
+	if !errors.Is(err, ErrForged) || !strings.Contains(err.Error(), `worker "rogue" merged partition 1 at level 4 and reported 6 new states (6 kept), but published 3 (4 kept)`) {
 		t.Fatalf("forged counts: %v", err)
 	}
 }
@@ -337,64 +338,21 @@ func TestNATSWithTLS(t *testing.T) {
 	}
 }
 
-// A worker that reports, as its partition's violation, the encoded
-// world of a violating state with a path that does not reach it does
-// not get a counterexample out of the coordinator: the coordinator
-// replays the path from the initial state rather than decoding the
-// world, and fails the search.
-func TestForgedViolatingWorldIsReplayed(t *testing.T) {
+// A worker that reports a violation where there is none does not get a
+// counterexample out of the coordinator, which expands the chunk again
+// from its own replica and fails the search.
+func TestForgedViolationIsExpandedAgain(t *testing.T) {
 	c := startCluster(t, 0)
-	cfg := check.Config{Scenario: "dining-philosophers", Preset: "lock-level", Variant: "buggy", Strategy: check.BFS, Budget: check.Budget{States: 10_000}}
-	e, err := check.NewExpander(c.reg, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := e.EncodeStates(); err != nil {
-		t.Fatal(err)
-	}
-	// A violating state, found by a bfs of this test's own.
-	var violating *check.BFSState
-	level := []check.BFSState{e.Root()}
-	for depth := 0; violating == nil && len(level) > 0; depth++ {
-		var next []check.BFSState
-		for _, s := range level {
-			x, err := e.Expand(s, func(succ check.BFSState) { next = append(next, succ) })
-			if err != nil {
-				t.Fatal(err)
-			}
-			if x.Found != nil {
-				violating = &s
-				break
-			}
-		}
-		level = next[:min(len(next), 200)]
-	}
-	if violating == nil {
-		t.Fatal("the buggy philosophers have no violation within reach")
-	}
-	forged := *violating
-	forged.Path = violating.Path[:len(violating.Path)-1] // the world violates; the path stops short of it
-	// The rogue passes the level's audit: it stores the initial state
-	// (the one state sent) in its partition's visited set, as asked.
-	root := e.Root()
-	nc, err := c.emb.ConnectWorker("rogue-data")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	js, _ := jetstream.New(nc)
 	stop := rogueWorker(t, c.emb, func(tk task) rangeResult {
-		if tk.Part != owner(root.Key, tk.Parts) {
-			return rangeResult{}
+		if tk.Kind == kindExpand {
+			return rangeResult{ViolationChunk: tk.Lo + 1}
 		}
-		if _, err := js.Publish(context.Background(), seenSubject(tk.Search, 0, tk.Part), pack(appendSeen(nil, root.Key, 0, ""))); err != nil {
-			t.Error(err)
-		}
-		return rangeResult{New: 1, Kept: 1, FoundAt: appendItem(nil, item{s: forged})}
+		return rangeResult{}
 	})
 	defer stop()
+	cfg := check.Config{Scenario: "dining-philosophers", Preset: "lock-level", Variant: "buggy", Strategy: check.BFS, Budget: check.Budget{States: 10_000}}
 	res, err := c.coord.Search(context.Background(), cfg, nil)
 	if !errors.Is(err, ErrForged) || res.Found || !strings.Contains(err.Error(), "does not expand to a violation") {
-		t.Fatalf("a forged violating world: err %v, found %v", err, res.Found)
+		t.Fatalf("a forged violation: err %v, found %v", err, res.Found)
 	}
 }

@@ -31,11 +31,11 @@ type Worker struct {
 	// cancelled search's tasks are dropped), bounded.
 	cancelled *recentSet
 	sub       *nats.Subscription
-	// seen caches the visited sets of the bfs partitions this worker
-	// ran tasks for, by search and partition (dropped when the search
-	// is cancelled or ends).
-	seenMu sync.Mutex
-	seen   map[partKey]*partSeen
+	// replicas are the bfs searches' replicas of this process (dropped
+	// when a search is cancelled or ends); scratch is this worker's
+	// memory for expanding.
+	replicas *replicas
+	scratch  *check.Scratch
 	// redelivered counts the tasks this worker got that another worker
 	// had taken before.
 	redelivered atomic.Int64
@@ -60,11 +60,14 @@ func StartWorker(nc *nats.Conn, reg *scenario.Registry, name string, opts Option
 	if info := cons.CachedInfo(); info != nil && info.Config.AckWait > 0 {
 		opts.AckWait = info.Config.AckWait // heartbeat at the queue's pace, whoever created it
 	}
-	w := &Worker{name: name, nc: nc, js: js, cons: cons, reg: reg, opts: opts, cancel: cancel, done: make(chan struct{}), seen: map[partKey]*partSeen{}, cancelled: newRecentSet(maxCancelled)}
+	w := &Worker{name: name, nc: nc, js: js, cons: cons, reg: reg, opts: opts, cancel: cancel, done: make(chan struct{}), replicas: opts.replicas, scratch: &check.Scratch{}, cancelled: newRecentSet(maxCancelled)}
+	if w.replicas == nil {
+		w.replicas = newReplicas()
+	}
 	w.sub, err = nc.Subscribe(cancelSubject+"*", func(m *nats.Msg) {
 		id := m.Subject[len(cancelSubject):]
 		w.cancelled.add(id)
-		w.dropCache(id)
+		w.replicas.drop(id)
 	})
 	if err != nil {
 		cancel()
@@ -127,8 +130,8 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 	switch t.Kind {
 	case kindRuns:
 		run = w.runRange
-	case kindLevel:
-		run = w.levelPart
+	case kindExpand, kindMerge:
+		run = w.bfsTask
 	default:
 		_ = msg.Term()
 		return

@@ -1,0 +1,470 @@
+package check
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/racetrack-sim/racetrack/core/scenario"
+	"github.com/racetrack-sim/racetrack/core/sim"
+)
+
+// Split is the local breadth-first search (bfsEngine) cut where its two
+// phases meet, so that separate processes can run one level's expansions
+// and merges and still reach the local search's answer exactly: the same
+// states, transitions, verdict and counterexample.
+//
+// Every party holds a replica: the level logs (each state's parent and
+// step, as the local search keeps them, so any state's world is rebuilt
+// by replaying its path with the local search's cached-path rebuilder)
+// and the visited set. A level goes:
+//
+//   - Expand: any party expands a range of the level's chunks (the local
+//     search's fixed-size cuts) and writes each successor as an instance
+//     to the batch of the partition that owns its key (Part). It drops
+//     only what the local search's expansion would drop: successors its
+//     visited set (the levels before) holds with a sleep set no larger.
+//   - Merge: the owner of a partition reads the instances sent to it,
+//     ranges in order, and decides them as the local search does: wave
+//     by wave, first what the local expansion drops (stored by an
+//     earlier wave, a duplicate within a chunk), then the merge proper.
+//     It writes the instances kept (the partition's part of the next
+//     level, with the masks the visited set stores).
+//   - Advance: every party reads the kept instances of every partition
+//     and adds them, in the order of the level, to its visited set and
+//     its level log.
+//
+// A party's decisions depend only on its replica and the bytes it reads,
+// so a repeated task writes the same bytes. Instances and kept lists are
+// outside input: their decoders check every field.
+type Split struct {
+	x     *Explorer
+	b     *bfsEngine
+	g     *graphEngine
+	parts int
+}
+
+// NewSplit validates cfg (a bfs without persistent sets, which consult
+// the whole visited set while expanding) and returns a replica at the
+// first level, whose keys fall into parts partitions.
+func NewSplit(reg *scenario.Registry, cfg Config, parts int) (*Split, error) {
+	if cfg.Strategy != BFS {
+		return nil, fieldErr("strategy", "a distributed search partitions bfs by state; strategy is %s", cfg.Strategy)
+	}
+	if parts < 1 || parts > MaxSplitParts {
+		return nil, fieldErr("parts", "%d partitions; a split bfs has 1 to %d", parts, MaxSplitParts)
+	}
+	cfg.NoShrink = true
+	x, err := New(reg, cfg)
+	if err != nil {
+		return nil, err
+	}
+	b, ok := x.eng.(*bfsEngine)
+	if !ok {
+		return nil, fmt.Errorf("%w: bfs engine", ErrUnsupported)
+	}
+	if b.g.por {
+		return nil, fieldErr("reductions.por", "a distributed bfs cannot use persistent sets (they consult the visited set while expanding)")
+	}
+	return &Split{x: x, b: b, g: b.g, parts: parts}, nil
+}
+
+// MaxSplitParts bounds the partitions of a split bfs.
+const MaxSplitParts = 1024
+
+// SplitChunk is the number of states of a chunk, the unit of Expand.
+const SplitChunk = bfsChunk
+
+// Config is the normalised configuration.
+func (s *Split) Config() Config { return s.x.cfg }
+
+// Depth is the level the replica is at: the one Expand and Merge work on.
+func (s *Split) Depth() int { return s.b.depth }
+
+// Len is the number of states of the current level.
+func (s *Split) Len() int { return s.b.levels[s.b.depth].len() }
+
+// Chunks is the number of chunks of the current level.
+func (s *Split) Chunks() int { return (s.Len() + bfsChunk - 1) / bfsChunk }
+
+// States is the number of states in the replica's visited set: the
+// states stored through the current level.
+func (s *Split) States() int { return s.g.store.Len() }
+
+// Exact reports whether states are stored by their encodings.
+func (s *Split) Exact() bool { return s.g.exact }
+
+// Part is the partition a fingerprint falls in: parts equal ranges of
+// its top bits.
+func (s *Split) Part(fp uint64) int { return partOf(fp, s.parts) }
+
+func partOf(fp uint64, parts int) int { return int((fp >> 32) * uint64(parts) >> 32) }
+
+// SplitExpansion is what expanding a range of chunks found.
+type SplitExpansion struct {
+	// Transitions is the steps executed in the range's chunks through
+	// the one with the first violation, if any (the local search counts
+	// no further).
+	Transitions int `json:"transitions"`
+	// Depth is the largest step count of a state expanded.
+	Depth    int  `json:"depth"`
+	Cut      bool `json:"cut,omitempty"`
+	Sampled  bool `json:"sampled,omitempty"`
+	Rebuilds int  `json:"rebuilds,omitempty"`
+	// FoundChunk is the first chunk with a violation, -1 for none.
+	FoundChunk int `json:"foundChunk"`
+	// Found is that violation (it is not sent: whoever trusts no
+	// expander expands FoundChunk again).
+	Found *Finding `json:"-"`
+}
+
+// Expand expands chunks [lo, hi) of the current level, as the local
+// search does, and hands each partition's instances to flush in batches
+// of about limit bytes (each batch is decoded on its own; a partition's
+// batches come in order). It stops at the first chunk with a violation.
+func (s *Split) Expand(sc *Scratch, lo, hi, limit int, flush func(part int, batch []byte) error) (SplitExpansion, error) {
+	if lo < 0 || hi > s.Chunks() || lo >= hi {
+		return SplitExpansion{}, fmt.Errorf("check: chunks [%d, %d) of a level of %d", lo, hi, s.Chunks())
+	}
+	if sc == nil {
+		sc = &Scratch{}
+	}
+	b, g := s.b, s.g
+	if sc.rb.b != b {
+		sc.rb = rebuilder{b: b}
+	}
+	rb := &sc.rb
+	out := make([]instanceWriter, s.parts)
+	for p := range out {
+		out[p] = newInstanceWriter(g.exact)
+	}
+	var flushErr error
+	send := func(p int) {
+		if flushErr == nil && len(out[p].b) > 0 {
+			flushErr = flush(p, out[p].b)
+		}
+		out[p].reset()
+	}
+	var parent uint32
+	var pathLen, eidx int
+	sent := map[stateKey]uint64{} // the chunk's keys sent, with their first mask
+	res := SplitExpansion{FoundChunk: -1}
+	ex := expansion{e: g, scratch: &sc.ex}
+	ex.emit = func(su succ, sleep []footprint) {
+		eidx++
+		mask := g.canonMask(maskOf(sleep), su.perm)
+		if stored, seen := g.store.lookup(su.key); seen {
+			if _, _, again := g.again(stored, mask, su.perm); !again {
+				return // the local expansion drops it too
+			}
+		}
+		// A later successor of the chunk with the same key and a sleep
+		// set no smaller changes nothing the merge decides: it is
+		// dropped with the first one, or the first one's set is kept.
+		if first, ok := sent[su.key]; ok && mask&first == first {
+			return
+		} else if !ok {
+			sent[su.key] = mask
+		}
+		p := s.Part(su.key.fp)
+		out[p].add(instance{parent: parent, eidx: uint32(eidx), key: su.key, mask: mask, perm: int32(su.perm)}, su.w.Schedule()[pathLen:], sleep)
+		if len(out[p].b) >= limit {
+			send(p)
+		}
+	}
+	rebuild := func() (*sim.World, error) {
+		rb.last = nil
+		return rb.world(b.depth, parent, -1)
+	}
+	n := s.Len()
+	for c := lo; c < hi && flushErr == nil; c++ {
+		before := ex.transitions
+		clear(sent)
+		end := min(n, (c+1)*bfsChunk)
+		for i := c * bfsChunk; i < end && !ex.stopped(); i++ {
+			next := int64(i + 1)
+			if i+1 == end {
+				next = -1
+			}
+			w, err := rb.world(b.depth, uint32(i), next)
+			if err != nil {
+				return res, err
+			}
+			parent, pathLen, eidx = uint32(i), len(w.Schedule()), 0
+			nd := &node{w: w, sleep: b.curSleep.get(i), only: b.curSleep.onlyOf(i)}
+			if inPlaceSteps {
+				nd.rebuild = rebuild
+			}
+			ex.expand(nd)
+		}
+		res.Transitions += ex.transitions - before
+		if ex.err != nil {
+			return res, ex.err
+		}
+		if ex.found != nil {
+			res.FoundChunk = c
+			res.Found = &Finding{Counterexample: ex.found.spec, Violation: ex.found.violation}
+			break
+		}
+	}
+	res.Depth, res.Cut, res.Sampled, res.Rebuilds = ex.depth, ex.cut, ex.sampled, ex.rebuilds
+	ex.scratch = nil
+	for p := range out {
+		send(p)
+	}
+	return res, flushErr
+}
+
+// SplitMerge is what merging a partition's instances decided.
+type SplitMerge struct {
+	// Kept is the instances kept (to expand at the next level); New the
+	// ones of them not stored before.
+	Kept, New int
+}
+
+// Merge decides the instances sent to one partition for the current
+// level (batches: every range's, ranges in order) and hands its
+// decisions (which instances are kept, with which sleep mask) to flush
+// in batches of about limit bytes. It does not change the replica:
+// Advance does, with every partition's instances and decisions.
+func (s *Split) Merge(part int, batches [][]byte, limit int, flush func(batch []byte) error) (SplitMerge, error) {
+	if part < 0 || part >= s.parts {
+		return SplitMerge{}, fmt.Errorf("check: partition %d of %d", part, s.parts)
+	}
+	var insts []instance
+	var arena []footprint
+	cur := instanceCursor{s: s, part: part, batches: batches, arena: &arena}
+	for {
+		in, ok, err := cur.next()
+		if err != nil {
+			return SplitMerge{}, err
+		}
+		if !ok {
+			break
+		}
+		insts = append(insts, in)
+	}
+	m := mergeOverlay{base: s.g.store, over: newStateStore(s.g.exact, s.g.store.masks)}
+	var res SplitMerge
+	out := decisionWriter{}
+	var flushErr error
+	send := func() {
+		if flushErr == nil && len(out.b) > 0 {
+			flushErr = flush(out.b)
+		}
+		out.b = out.b[:0]
+	}
+	masks := make([]uint64, len(insts)) // as merged with the chunk's duplicates
+	for i := range insts {
+		masks[i] = insts[i].mask
+	}
+	// The local search's waves, each expanded against the visited set as
+	// the waves before left it, then merged.
+	var cands []int
+	dup := map[stateKey]int{}
+	for lo := 0; lo < len(insts); {
+		wave := int(insts[lo].parent) / bfsWave
+		hi := lo
+		for hi < len(insts) && int(insts[hi].parent)/bfsWave == wave {
+			hi++
+		}
+		cands = cands[:0]
+		chunk := -1
+		for i := lo; i < hi; i++ {
+			if i+warmAhead < len(insts) {
+				s.b.sinks[0] += s.g.store.warm1(insts[i+warmAhead].key.fp)
+			}
+			in := &insts[i]
+			if c := int(in.parent) / bfsChunk; c != chunk {
+				chunk = c
+				clear(dup)
+			}
+			if stored, seen := m.lookup(in.key); seen {
+				if _, _, again := s.g.again(stored, in.mask, int(in.perm)); !again {
+					continue
+				}
+			}
+			if j, ok := dup[in.key]; ok {
+				masks[j] &= in.mask // expanded once with the smaller sleep set
+				continue
+			}
+			dup[in.key] = i
+			cands = append(cands, i)
+		}
+		for _, i := range cands {
+			in := &insts[i]
+			mask := masks[i]
+			var only uint64
+			stored, seen := m.lookup(in.key)
+			if seen {
+				var again bool
+				if mask, only, again = s.g.again(stored, mask, int(in.perm)); !again {
+					continue
+				}
+			} else {
+				res.New++
+			}
+			m.put(in.key, mask)
+			res.Kept++
+			out.add(i, in.mask, mask, only)
+			if len(out.b) >= limit {
+				send()
+			}
+		}
+		lo = hi
+	}
+	send()
+	return res, flushErr
+}
+
+// SplitAdvance is what advancing a replica added.
+type SplitAdvance struct {
+	// New is the states new to the replica, Next the next level's size
+	// (0: the search is over); by partition, the states each added and
+	// its instances kept.
+	New, Next             int
+	NewByPart, KeptByPart []int
+}
+
+// Advance adds what every partition kept (insts[p] and decisions[p]:
+// partition p's instance batches, ranges in order, and its merge's
+// decisions) to the replica, in the level's order, and moves it to the
+// next level unless that is empty. On an error the replica is left
+// half advanced: make it again.
+func (s *Split) Advance(insts, decisions [][][]byte) (SplitAdvance, error) {
+	res := SplitAdvance{NewByPart: make([]int, s.parts), KeptByPart: make([]int, s.parts)}
+	if len(insts) != s.parts || len(decisions) != s.parts {
+		return res, fmt.Errorf("check: instances of %d and decisions of %d partitions, not %d", len(insts), len(decisions), s.parts)
+	}
+	var err error
+	cursors := make([]keptCursor, s.parts)
+	heads := make([]instance, s.parts)
+	live := make([]bool, s.parts)
+	for p := range cursors {
+		cursors[p] = keptCursor{insts: instanceCursor{s: s, part: p, batches: insts[p], arena: new([]footprint)}, batches: decisions[p]}
+		if heads[p], live[p], err = cursors[p].next(); err != nil {
+			return res, err
+		}
+	}
+	var log levelLog
+	var sleep sleepArena
+	for {
+		best := -1
+		for p := range heads {
+			if live[p] && (best < 0 || heads[p].before(&heads[best])) {
+				best = p
+			}
+		}
+		if best < 0 {
+			break
+		}
+		k := &heads[best]
+		res.KeptByPart[best]++
+		if s.g.store.put(k.key, k.mask) {
+			res.New++
+			res.NewByPart[best]++
+		}
+		log.addRaw(k.parent, k.choices)
+		sleep.addMasked(k.sleep, s.g.instanceMask(k.mask, int(k.perm)))
+		if k.only != 0 {
+			sleep.setOnly(log.len()-1, k.only)
+		}
+		if heads[best], live[best], err = cursors[best].next(); err != nil {
+			return res, err
+		}
+		// Its slot is read now, a few stores before it is needed: the
+		// cache misses of the partitions' heads overlap.
+		s.b.sinks[0] += s.g.store.warm1(heads[best].key.fp)
+	}
+	if res.Next = log.len(); res.Next == 0 {
+		return res, nil
+	}
+	b := s.b
+	b.levels = append(b.levels, log)
+	b.curSleep = sleep
+	b.depth++
+	return res, nil
+}
+
+// CheckChunk expands chunk c of the current level again and compares its
+// successors with the instances of insts (every partition's batches of
+// the level, ranges in order) reached from the chunk's states: an
+// expander that dropped, added or changed one is caught. It returns the
+// chunk's expansion, for its violation and depth cut.
+func (s *Split) CheckChunk(c int, insts [][][]byte) (SplitExpansion, error) {
+	if len(insts) != s.parts {
+		return SplitExpansion{}, fmt.Errorf("check: instances of %d partitions, not %d", len(insts), s.parts)
+	}
+	mine := make([][][]byte, s.parts)
+	x, err := s.Expand(nil, c, c+1, 1<<20, func(p int, b []byte) error {
+		mine[p] = append(mine[p], append([]byte(nil), b...))
+		return nil
+	})
+	if err != nil {
+		return x, err
+	}
+	lo, hi := uint32(c*bfsChunk), uint32((c+1)*bfsChunk)
+	for p := range s.parts {
+		want := instanceCursor{s: s, part: p, batches: mine[p], arena: new([]footprint)}
+		got := instanceCursor{s: s, part: p, batches: insts[p], arena: new([]footprint)}
+		for {
+			w, wok, err := want.next()
+			if err != nil {
+				return x, err
+			}
+			var g instance
+			gok := false
+			for {
+				if g, gok, err = got.next(); err != nil || !gok || g.parent >= lo {
+					break
+				}
+			}
+			if err != nil {
+				return x, err
+			}
+			if gok && g.parent >= hi {
+				gok = false
+			}
+			switch {
+			case !wok && !gok:
+			case !wok:
+				return x, fmt.Errorf("%w: partition %d was sent successor %d of state %d of chunk %d, which the state does not have", ErrSplitData, p, g.eidx, g.parent, c)
+			case !gok:
+				return x, fmt.Errorf("%w: partition %d was not sent successor %d of state %d of chunk %d", ErrSplitData, p, w.eidx, w.parent, c)
+			case !sameInstance(&w, &g):
+				return x, fmt.Errorf("%w: partition %d was sent successor %d of state %d of chunk %d not as it is", ErrSplitData, p, w.eidx, w.parent, c)
+			default:
+				continue
+			}
+			break
+		}
+	}
+	return x, nil
+}
+
+// sameInstance compares two instances field by field.
+func sameInstance(a, b *instance) bool {
+	return a.parent == b.parent && a.eidx == b.eidx && a.key == b.key && a.mask == b.mask && a.perm == b.perm &&
+		string(a.choices) == string(b.choices) && slices.Equal(a.sleep, b.sleep)
+}
+
+// Result is the local search's result for a split search's outcome: the
+// counterexample replayed and shrunk here.
+func (s *Split) Result(o Outcome) Result { return outcomeResult(s.x, s.g, o) }
+
+// warmAhead is how far ahead of its lookups Merge reads the visited
+// set's slots (see stateStore.warm).
+const warmAhead = 8
+
+// mergeOverlay is the visited set as a merge sees it: the replica's,
+// with the merge's own stores on top (the replica changes only in
+// Advance, so a merge done twice decides the same).
+type mergeOverlay struct{ base, over *stateStore }
+
+func (m *mergeOverlay) lookup(k stateKey) (uint64, bool) {
+	if v, ok := m.over.lookup(k); ok {
+		return v, true
+	}
+	return m.base.lookup(k)
+}
+
+func (m *mergeOverlay) put(k stateKey, mask uint64) { m.over.put(k, mask) }

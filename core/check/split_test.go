@@ -1,0 +1,214 @@
+package check_test
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/racetrack-sim/racetrack/core/catalog"
+	"github.com/racetrack-sim/racetrack/core/check"
+	"github.com/racetrack-sim/racetrack/core/check/checktest"
+	"github.com/racetrack-sim/racetrack/core/scenario"
+)
+
+// splitBFS drives a split bfs as a cluster does: a coordinator's replica
+// and two workers' replicas; each level's chunks cut into ranges of
+// rangeChunks, expanded by the workers in turn, each partition merged by
+// one of them, every replica advanced with every partition's kept list.
+// Batches are cut at limit bytes.
+func splitBFS(t *testing.T, reg *scenario.Registry, cfg check.Config, parts, rangeChunks, limit int) check.Result {
+	t.Helper()
+	mk := func() *check.Split {
+		s, err := check.NewSplit(reg, cfg, parts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	coord := mk()
+	workers := []*check.Split{mk(), mk()}
+	scratch := []*check.Scratch{{}, {}}
+	var o check.Outcome
+	for {
+		chunks := coord.Chunks()
+		insts := make([][][]byte, parts)
+		found := -1
+		for r, lo := 0, 0; lo < chunks && found < 0; r, lo = r+1, lo+rangeChunks {
+			w := r % len(workers)
+			x, err := workers[w].Expand(scratch[w], lo, min(chunks, lo+rangeChunks), limit, func(p int, b []byte) error {
+				insts[p] = append(insts[p], append([]byte(nil), b...))
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			o.Transitions += x.Transitions
+			o.Depth = max(o.Depth, x.Depth)
+			o.Cut = o.Cut || x.Cut
+			o.Sampled = o.Sampled || x.Sampled
+			if x.FoundChunk >= 0 {
+				if x.FoundChunk < lo || x.FoundChunk >= lo+rangeChunks || x.Found == nil {
+					t.Fatalf("a range [%d, %d) found a violation in chunk %d", lo, lo+rangeChunks, x.FoundChunk)
+				}
+				found = x.FoundChunk
+				o.Found = x.Found
+			}
+		}
+		if found >= 0 {
+			o.States = coord.States()
+			return coord.Result(o)
+		}
+		kept := make([][][]byte, parts)
+		news := 0
+		for p := range parts {
+			m, err := workers[(p+1)%len(workers)].Merge(p, insts[p], limit, func(b []byte) error {
+				kept[p] = append(kept[p], append([]byte(nil), b...))
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			news += m.New
+		}
+		next := -1
+		for _, s := range append([]*check.Split{coord}, workers...) {
+			adv, err := s.Advance(insts, kept)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, l := adv.New, adv.Next
+			if n != news || (next >= 0 && l != next) {
+				t.Fatalf("a replica advanced by %d new states to a level of %d; the merges said %d new, another replica %d", n, l, news, next)
+			}
+			next = l
+		}
+		o.States = coord.States()
+		if next == 0 {
+			o.Done = true
+			return coord.Result(o)
+		}
+		if o.States >= coord.Config().Budget.States {
+			return coord.Result(o)
+		}
+	}
+}
+
+// Split across replicas, ranges and partitions, a bfs is the local bfs:
+// the whole result is equal, transitions included, for every bfs
+// configuration, both storages, one and several partitions, ranges of one
+// chunk and of several, batches cut small and not at all.
+func TestSplitGivesTheLocalResult(t *testing.T) {
+	reg := catalog.New()
+	cfgs := checktest.BFSConfigs(reg)
+	if len(cfgs) < 4 {
+		t.Fatalf("only %d bfs configurations", len(cfgs))
+	}
+	for _, cfg := range cfgs {
+		for _, storage := range check.Storages {
+			cfg.Storage = storage
+			local := search(t, reg, cfg)
+			for _, shape := range [][3]int{{1, 1, 1 << 30}, {3, 1, 64}, {8, 3, 4096}} {
+				name := fmt.Sprintf("%s/%s/%s %+v %s, %d parts, ranges of %d chunks, batches of %d bytes", cfg.Scenario, cfg.Preset, cfg.Variant, cfg.Reductions, cfg.Storage, shape[0], shape[1], shape[2])
+				got := splitBFS(t, reg, cfg, shape[0], shape[1], shape[2])
+				if !reflect.DeepEqual(got, local) {
+					t.Fatalf("%s:\n got %+v\nlocal %+v", name, got, local)
+				}
+			}
+		}
+	}
+}
+
+// A level large enough for several waves (the local search merges each
+// wave before it expands the next) still gives the local result.
+func TestSplitAcrossWavesGivesTheLocalResult(t *testing.T) {
+	reg := catalog.New()
+	cfg := check.Config{Scenario: "vitess-messager", Preset: "lock-level", Variant: "fixed", Params: map[string]any{"clients": 3, "iterations": 1},
+		Strategy: check.BFS, Reductions: check.DefaultReductions(check.BFS)}
+	local := search(t, reg, cfg)
+	got := splitBFS(t, reg, cfg, 4, 5, 1<<16)
+	if !reflect.DeepEqual(got, local) {
+		t.Fatalf("got %+v\nlocal %+v", got, local)
+	}
+}
+
+// Bytes no replica writes are refused with ErrSplitData, naming what is
+// wrong, and change nothing.
+func TestSplitRefusesMalformedBatches(t *testing.T) {
+	reg := catalog.New()
+	cfg := check.Config{Scenario: "vitess-messager", Preset: "lock-level", Variant: "fixed", Params: map[string]any{"clients": 2, "iterations": 1},
+		Strategy: check.BFS, Reductions: check.DefaultReductions(check.BFS)}
+	s, err := check.NewSplit(reg, cfg, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	insts := make([][][]byte, 2)
+	if _, err := s.Expand(nil, 0, s.Chunks(), 1<<20, func(p int, b []byte) error {
+		insts[p] = append(insts[p], append([]byte(nil), b...))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	p := 0
+	if len(insts[0]) == 0 {
+		p = 1
+	}
+	good := insts[p][0]
+	for name, bad := range map[string][]byte{
+		"empty":                    {},
+		"decisions, not instances": append([]byte{3}, good[1:]...),
+		"cut short":                good[:len(good)-1],
+		"other partition":          nil, // filled below
+		"parent too large":         append([]byte{1, 0x80, 0x80, 0x04}, good[2:]...),
+	} {
+		if name == "other partition" {
+			if _, err := s.Merge(1-p, [][]byte{good}, 1<<20, func([]byte) error { return nil }); !errors.Is(err, check.ErrSplitData) {
+				t.Fatalf("%s: %v", name, err)
+			}
+			continue
+		}
+		if _, err := s.Merge(p, [][]byte{bad}, 1<<20, func([]byte) error { return nil }); !errors.Is(err, check.ErrSplitData) {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	if _, err := s.Merge(p, [][]byte{good, good}, 1<<20, func([]byte) error { return nil }); !errors.Is(err, check.ErrSplitData) {
+		t.Fatalf("a batch sent twice: %v", err)
+	}
+	if _, err := s.Merge(p, [][]byte{good}, 1<<20, func([]byte) error { return nil }); err != nil {
+		t.Fatalf("the good batch after the bad ones: %v", err)
+	}
+}
+
+// FuzzSplitBatches feeds Merge and Advance arbitrary bytes: an error or
+// a decision, never a panic.
+func FuzzSplitBatches(f *testing.F) {
+	reg := catalog.New()
+	cfg := check.Config{Scenario: "vitess-messager", Preset: "lock-level", Variant: "fixed", Params: map[string]any{"clients": 2, "iterations": 1},
+		Strategy: check.BFS, Reductions: check.DefaultReductions(check.BFS)}
+	s, err := check.NewSplit(reg, cfg, 1)
+	if err != nil {
+		f.Fatal(err)
+	}
+	var seed [][]byte
+	if _, err := s.Expand(nil, 0, s.Chunks(), 1<<20, func(_ int, b []byte) error {
+		seed = append(seed, append([]byte(nil), b...))
+		return nil
+	}); err != nil {
+		f.Fatal(err)
+	}
+	var kept []byte
+	if _, err := s.Merge(0, seed, 1<<20, func(b []byte) error { kept = append(kept, b...); return nil }); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(seed[0])
+	f.Add(kept)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, err := check.NewSplit(reg, cfg, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = s.Merge(0, [][]byte{b}, 1<<20, func([]byte) error { return nil })
+		_, _ = s.Advance([][][]byte{{b}}, [][][]byte{{kept}})
+		_, _ = s.Advance([][][]byte{seed}, [][][]byte{{b}})
+	})
+}

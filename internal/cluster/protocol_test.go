@@ -1,0 +1,72 @@
+package cluster
+
+import (
+	"errors"
+	"testing"
+)
+
+func TestTaskValidateBoundsParts(t *testing.T) {
+	for _, bad := range []task{
+		{Kind: kindMerge, Parts: MaxParts + 1},
+		{Kind: kindMerge, Parts: 4, Part: 4},
+		{Kind: kindMerge, Parts: 0},
+		{Kind: kindMerge, Parts: 4, Level: -1},
+		{Kind: kindExpand, Parts: 4, Lo: 3, Hi: 3},
+		{Kind: kindExpand, Parts: 4, Lo: -1, Hi: 3},
+		{Kind: kindExpand, Parts: 4, Lo: 0, Hi: 3, Index: maxLevelRanges},
+		{Kind: kindRuns, Lo: 5, Hi: 4},
+	} {
+		if bad.validate() == nil {
+			t.Errorf("task %+v passes validation", bad)
+		}
+	}
+	for _, good := range []task{
+		{Kind: kindMerge, Parts: 8, Part: 7, Level: 3},
+		{Kind: kindExpand, Parts: 8, Level: 3, Index: 2, Lo: 4, Hi: 9},
+	} {
+		if err := good.validate(); err != nil {
+			t.Errorf("a valid task %+v: %v", good, err)
+		}
+	}
+}
+
+// A level's batches are filed by their subjects, in (range, batch)
+// order; a subject no task publishes to is refused as malformed data.
+func TestLevelDataFilesBatchesBySubject(t *testing.T) {
+	d := newLevelData("s1", 2, 3)
+	for _, m := range []struct{ subject, data string }{
+		{instSubject("s1", 2, 1, 1, 0), "r1b0"},
+		{instSubject("s1", 2, 1, 0, 1), "r0b1"},
+		{instSubject("s1", 2, 1, 0, 0), "r0b0"},
+		{instSubject("s1", 2, 1, 10, 0), "r10b0"},
+		{decSubject("s1", 2, 2, 1), "d1"},
+		{decSubject("s1", 2, 2, 0), "d0"},
+	} {
+		if err := d.add(m.subject, []byte(m.data)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d.sort()
+	want := []string{"r0b0", "r0b1", "r1b0", "r10b0"}
+	for i, b := range d.insts[1] {
+		if string(b) != want[i] {
+			t.Fatalf("partition 1's instances: batch %d is %q, want %q", i, b, want[i])
+		}
+	}
+	if len(d.decs[2]) != 2 || string(d.decs[2][0]) != "d0" || string(d.decs[2][1]) != "d1" {
+		t.Fatalf("partition 2's decisions: %q", d.decs[2])
+	}
+	for _, bad := range []string{
+		instSubject("s1", 3, 1, 0, 0), // another level
+		instSubject("s1", 2, 3, 0, 0), // no partition 3
+		"rt.bfs.s1.seen.2.1",
+		"rt.bfs.s1.inst.2.1.0",
+		"rt.bfs.s1.inst.2.1.x.0",
+		"rt.bfs.s1.dec.2.1.-1",
+		"rt.bfs.s2.inst.2.1.0.0",
+	} {
+		if err := d.add(bad, nil); !errors.Is(err, errBadBatch) {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
+}
