@@ -37,10 +37,11 @@ import (
 // so a repeated task writes the same bytes. Instances and kept lists are
 // outside input: their decoders check every field.
 type Split struct {
-	x     *Explorer
-	b     *bfsEngine
-	g     *graphEngine
-	parts int
+	x        *Explorer
+	b        *bfsEngine
+	g        *graphEngine
+	parts    int
+	maskBits uint // the processes a sleep mask may name
 }
 
 // NewSplit validates cfg (a bfs without persistent sets, which consult
@@ -65,8 +66,16 @@ func NewSplit(reg *scenario.Registry, cfg Config, parts int) (*Split, error) {
 	if b.g.por {
 		return nil, fieldErr("reductions.por", "a distributed bfs cannot use persistent sets (they consult the visited set while expanding)")
 	}
-	return &Split{x: x, b: b, g: b.g, parts: parts}, nil
+	sp := &Split{x: x, b: b, g: b.g, parts: parts, maskBits: 64}
+	if len(b.g.perms) > 0 {
+		sp.maskBits = uint(len(b.roots[0].Procs())) // renamings index masks by process
+	}
+	return sp, nil
 }
+
+// maskOK reports whether a sleep mask from the wire names only processes
+// the model has (a renaming would index past its table otherwise).
+func (s *Split) maskOK(m uint64) bool { return m>>s.maskBits == 0 }
 
 // MaxSplitParts bounds the partitions of a split bfs.
 const MaxSplitParts = 1024
@@ -230,7 +239,11 @@ func (s *Split) Merge(part int, batches [][]byte, limit int, flush func(batch []
 	if part < 0 || part >= s.parts {
 		return SplitMerge{}, fmt.Errorf("check: partition %d of %d", part, s.parts)
 	}
-	var insts []instance
+	size := 0
+	for _, b := range batches {
+		size += len(b)
+	}
+	insts := make([]mergeInstance, 0, size/12) // an instance is 12 bytes or more
 	var arena []footprint
 	cur := instanceCursor{s: s, part: part, batches: batches, arena: &arena}
 	for {
@@ -241,7 +254,7 @@ func (s *Split) Merge(part int, batches [][]byte, limit int, flush func(batch []
 		if !ok {
 			break
 		}
-		insts = append(insts, in)
+		insts = append(insts, mergeInstance{parent: in.parent, perm: in.perm, mask: in.mask, key: in.key})
 	}
 	m := mergeOverlay{base: s.g.store, over: newStateStore(s.g.exact, s.g.store.masks)}
 	var res SplitMerge
@@ -450,6 +463,14 @@ func sameInstance(a, b *instance) bool {
 // Result is the local search's result for a split search's outcome: the
 // counterexample replayed and shrunk here.
 func (s *Split) Result(o Outcome) Result { return outcomeResult(s.x, s.g, o) }
+
+// mergeInstance is what Merge needs of an instance.
+type mergeInstance struct {
+	parent uint32
+	perm   int32
+	mask   uint64
+	key    stateKey
+}
 
 // warmAhead is how far ahead of its lookups Merge reads the visited
 // set's slots (see stateStore.warm).

@@ -153,8 +153,12 @@ func (r *batchReader) uvarint(what string, limit uint64) uint64 {
 	return v
 }
 
+// bytes reads a length (what) and that many bytes.
 func (r *batchReader) bytes(what string) []byte {
-	n := r.uvarint(what+" length", uint64(len(r.b)))
+	n := r.uvarint(what, uint64(len(r.b)))
+	if r.err == nil && n > uint64(len(r.b)) {
+		r.fail("%s is %d, %d bytes are left", what, n, len(r.b))
+	}
 	if r.err != nil {
 		return nil
 	}
@@ -192,14 +196,17 @@ func (r *batchReader) entry(part int, prev *instance) instance {
 		r.fail("fingerprint %016x belongs to partition %d, not %d", in.key.fp, s.Part(in.key.fp), part)
 	}
 	if s.g.exact {
-		in.key.enc = string(r.bytes("encoding"))
+		in.key.enc = string(r.bytes("encoding length"))
 	}
 	in.mask = r.uvarint("mask", ^uint64(0))
+	if r.err == nil && !s.maskOK(in.mask) {
+		r.fail("mask %#x names processes the model does not have", in.mask)
+	}
 	return in
 }
 
 func (r *batchReader) rest(in *instance) {
-	in.choices = r.bytes("choices")
+	in.choices = r.bytes("choices length")
 	for c := in.choices; len(c) > 0 && r.err == nil; {
 		_, n := binary.Uvarint(c)
 		if n <= 0 {
@@ -229,6 +236,97 @@ func (r *batchReader) rest(in *instance) {
 	}
 	in.sleep = a[start:len(a):len(a)]
 	*r.arena = a
+}
+
+// uv reads a uvarint, the one-byte ones first.
+func uv(b []byte) (uint64, []byte, bool) {
+	if len(b) > 0 && b[0] < 0x80 {
+		return uint64(b[0]), b[1:], true
+	}
+	v, n := binary.Uvarint(b)
+	if n <= 0 {
+		return 0, b, false
+	}
+	return v, b[n:], true
+}
+
+// fastEntry reads an instance as entry, perm and rest do, without
+// naming what is wrong: it reports false for anything they refuse, and
+// reads nothing then.
+func (r *batchReader) fastEntry(part int, prev *instance) (instance, bool) {
+	var in instance
+	s := r.s
+	b := r.b
+	parent, b, ok1 := uv(b)
+	if parent > uint64(s.Len()) {
+		return in, false
+	}
+	if prev != nil {
+		parent += uint64(prev.parent)
+	}
+	eidx, b, ok2 := uv(b)
+	if !ok1 || !ok2 || parent >= uint64(s.Len()) || eidx > maxEidx || len(b) < 8 {
+		return in, false
+	}
+	in.parent, in.eidx = uint32(parent), uint32(eidx)
+	in.key.fp = binary.LittleEndian.Uint64(b)
+	b = b[8:]
+	if s.Part(in.key.fp) != part {
+		return in, false
+	}
+	if s.g.exact {
+		n, rest, ok := uv(b)
+		if !ok || n > uint64(len(rest)) {
+			return in, false
+		}
+		in.key.enc, b = string(rest[:n]), rest[n:]
+	}
+	mask, b, ok1 := uv(b)
+	perm, b, ok2 := uv(b)
+	n, b, ok3 := uv(b)
+	if !ok1 || !ok2 || !ok3 || !s.maskOK(mask) || perm > uint64(len(s.g.perms)) || n > uint64(len(b)) {
+		return in, false
+	}
+	in.mask, in.perm = mask, int32(perm)-1
+	in.choices, b = b[:n:n], b[n:]
+	for c := in.choices; len(c) > 0; {
+		var ok bool
+		if _, c, ok = uv(c); !ok {
+			return in, false
+		}
+	}
+	n, b, ok1 = uv(b)
+	if !ok1 || n > 64 || n > uint64(len(b)) {
+		return in, false
+	}
+	a := *r.arena
+	start := len(a)
+	for range n {
+		i, rest, ok := uv(b)
+		if !ok || i > uint64(len(r.dict)) {
+			return in, false
+		}
+		b = rest
+		if i < uint64(len(r.dict)) {
+			a = append(a, r.dict[i])
+			continue
+		}
+		pg, b1, ok1 := uv(b)
+		mu, b2, ok2 := uv(b1)
+		rd, b3, ok3 := uv(b2)
+		wr, b4, ok4 := uv(b3)
+		if !ok1 || !ok2 || !ok3 || !ok4 || pg > 2*64-1 || mu > 1<<31 {
+			return in, false
+		}
+		b = b4
+		z := footprint{proc: sim.ProcID(pg >> 1), global: pg&1 == 1, mutex: int32(int64(mu) - 1), reads: rd, writes: wr}
+		r.dict = append(r.dict, z)
+		a = append(a, z)
+	}
+	in.sleep = a[start:len(a):len(a)]
+	*r.arena = a
+	r.b = b
+	return in, true
 }
 
 // instanceCursor reads a partition's instance batches in order, one
@@ -264,11 +362,18 @@ func (c *instanceCursor) next() (instance, bool, error) {
 	if !r.first {
 		prev = &c.prev
 	}
-	in := r.entry(c.part, prev)
-	perm := r.uvarint("renaming", uint64(len(c.s.g.perms)))
-	in.perm = int32(perm) - 1
-	r.rest(&in)
-	if r.err != nil {
+	dict := len(r.dict)
+	in, ok := r.fastEntry(c.part, prev)
+	if !ok {
+		// Read again field by field, for the error naming what is wrong.
+		*r.arena, r.dict = (*r.arena)[:0], r.dict[:dict]
+		in = r.entry(c.part, prev)
+		perm := r.uvarint("renaming", uint64(len(c.s.g.perms)))
+		in.perm = int32(perm) - 1
+		r.rest(&in)
+		if r.err == nil {
+			r.fail("an instance the fast reader refused") // never: both read the same format
+		}
 		return in, false, r.err
 	}
 	if c.n > 0 && !c.prev.before(&in) {
@@ -352,6 +457,9 @@ func (c *keptCursor) next() (instance, bool, error) {
 	}
 	if v&2 != 0 {
 		only = r.uvarint("only", ^uint64(0))
+	}
+	if r.err == nil && (!c.insts.s.maskOK(mask) || !c.insts.s.maskOK(only)) {
+		r.fail("decision %d: mask %#x or only %#x names processes the model does not have", i, mask, only)
 	}
 	if r.err != nil {
 		return instance{}, false, r.err

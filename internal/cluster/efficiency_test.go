@@ -26,6 +26,7 @@ var (
 	effIterations = flag.Int("cluster.iterations", 1, "BenchmarkBFSEfficiency: the Vitess iterations (ITER)")
 	effWorkers    = flag.Int("cluster.workers", 2, "BenchmarkBFSEfficiency: the worker processes")
 	effStates     = flag.Int("cluster.states", 0, "BenchmarkBFSEfficiency: the state budget (0: the default, 2,000,000)")
+	effProfile    = flag.String("cluster.cpuprofile", "", "BenchmarkBFSEfficiency: write each worker process's CPU profile to this path with .<n> appended")
 )
 
 // BenchmarkBFSEfficiency runs one Vitess bfs locally (internal/parallel
@@ -74,8 +75,12 @@ func BenchmarkBFSEfficiency(b *testing.B) {
 		}
 		var redelivered atomic.Int64
 		var procs []*workerProc
-		for range *effWorkers {
-			procs = append(procs, startWorkerProcess(b, emb, false, &redelivered, benchWorkerEnv+"=1"))
+		for n := range *effWorkers {
+			env := []string{benchWorkerEnv + "=1"}
+			if *effProfile != "" {
+				env = append(env, fmt.Sprintf("%s=%s.%d", profileWorkerEnv, *effProfile, n))
+			}
+			procs = append(procs, startWorkerProcess(b, emb, false, &redelivered, env...))
 		}
 		workers0 := 0.0
 		for _, p := range procs {
@@ -87,7 +92,11 @@ func BenchmarkBFSEfficiency(b *testing.B) {
 		workersCPU := -workers0
 		for _, p := range procs {
 			workersCPU += procCPU(b, p.cmd.Process.Pid)
-			p.kill()
+			if *effProfile != "" {
+				p.interrupt()
+			} else {
+				p.kill()
+			}
 		}
 		bytes := coord.LastBFSBytes()
 		nc.Close()

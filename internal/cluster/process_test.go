@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"os/signal"
+	"runtime/pprof"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -28,6 +30,10 @@ const (
 	workerSecretEnv  = "RACETRACK_TEST_WORKER_PASSWORD"
 	slowWorkerEnv    = "RACETRACK_TEST_WORKER_SLOW"
 	benchWorkerEnv   = "RACETRACK_TEST_WORKER_BENCH"
+	// profileWorkerEnv names a file the worker process writes a CPU
+	// profile to, ended by SIGINT (BenchmarkBFSEfficiency's
+	// -cluster.cpuprofile).
+	profileWorkerEnv = "RACETRACK_TEST_WORKER_CPUPROFILE"
 )
 
 func workerProcess(url string) int {
@@ -38,6 +44,24 @@ func workerProcess(url string) int {
 		_, _ = os.Stdout.WriteString(s + "\n")
 	}
 	slow := os.Getenv(slowWorkerEnv) != ""
+	if path := os.Getenv(profileWorkerEnv); path != "" {
+		f, err := os.Create(path)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		sig := make(chan os.Signal, 1)
+		signal.Notify(sig, os.Interrupt)
+		go func() {
+			<-sig
+			pprof.StopCPUProfile()
+			_ = f.Close()
+			os.Exit(0)
+		}()
+	}
 	opts := testOptions
 	if os.Getenv(benchWorkerEnv) != "" {
 		opts = Options{} // as racetrack worker runs
@@ -121,6 +145,19 @@ func startWorkerProcess(t testing.TB, emb *Embedded, slow bool, redelivered *ato
 func (p *workerProc) kill() {
 	_ = p.cmd.Process.Kill()
 	_ = p.cmd.Wait()
+}
+
+// interrupt sends SIGINT and waits for the process to end, for up to 5s.
+func (p *workerProc) interrupt() {
+	_ = p.cmd.Process.Signal(os.Interrupt)
+	done := make(chan struct{})
+	go func() { _ = p.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-done
+	}
 }
 
 // Real worker processes on TCP, one of them killed with SIGKILL at a
