@@ -132,6 +132,27 @@ func TestSplitAcrossWavesGivesTheLocalResult(t *testing.T) {
 	}
 }
 
+// A search the state budget stops, or the depth bound cuts, stops where
+// the local one does, with the same result.
+func TestSplitStopsWhereTheLocalSearchStops(t *testing.T) {
+	reg := catalog.New()
+	base := check.Config{Scenario: "vitess-messager", Preset: "lock-level", Variant: "fixed", Params: map[string]any{"clients": 3, "iterations": 1},
+		Strategy: check.BFS, Reductions: check.DefaultReductions(check.BFS)}
+	budget, depth := base, base
+	budget.Budget.States = 5000
+	depth.Budget.Depth = 12
+	for name, cfg := range map[string]check.Config{"state budget": budget, "depth bound": depth} {
+		local := search(t, reg, cfg)
+		got := splitBFS(t, reg, cfg, 3, 2, 1<<12)
+		if !reflect.DeepEqual(got, local) {
+			t.Fatalf("%s:\n got %+v\nlocal %+v", name, got, local)
+		}
+		if local.Exhaustive || local.States == 0 {
+			t.Fatalf("%s: the local search is exhaustive (%d states): the case tests nothing", name, local.States)
+		}
+	}
+}
+
 // Bytes no replica writes are refused with ErrSplitData, naming what is
 // wrong, and change nothing.
 func TestSplitRefusesMalformedBatches(t *testing.T) {
@@ -176,6 +197,36 @@ func TestSplitRefusesMalformedBatches(t *testing.T) {
 	}
 	if _, err := s.Merge(p, [][]byte{good}, 1<<20, func([]byte) error { return nil }); err != nil {
 		t.Fatalf("the good batch after the bad ones: %v", err)
+	}
+}
+
+// CheckChunk takes a chunk's successors as its expansion sent them, and
+// catches them dropped or sent twice.
+func TestSplitCheckChunkCatchesDroppedSuccessors(t *testing.T) {
+	reg := catalog.New()
+	cfg := check.Config{Scenario: "vitess-messager", Preset: "lock-level", Variant: "fixed", Params: map[string]any{"clients": 2, "iterations": 1},
+		Strategy: check.BFS, Reductions: check.DefaultReductions(check.BFS)}
+	s, err := check.NewSplit(reg, cfg, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	insts := make([][][]byte, 2)
+	if _, err := s.Expand(nil, 0, s.Chunks(), 1<<20, func(p int, b []byte) error {
+		insts[p] = append(insts[p], append([]byte(nil), b...))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CheckChunk(0, insts); err != nil {
+		t.Fatalf("the honest expansion: %v", err)
+	}
+	for name, bad := range map[string][][][]byte{
+		"dropped": {nil, nil},
+		"twice":   {append(insts[0], insts[0]...), append(insts[1], insts[1]...)},
+	} {
+		if _, err := s.CheckChunk(0, bad); !errors.Is(err, check.ErrSplitData) {
+			t.Fatalf("%s: %v", name, err)
+		}
 	}
 }
 
