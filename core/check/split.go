@@ -42,6 +42,14 @@ type Split struct {
 	g        *graphEngine
 	parts    int
 	maskBits uint // the processes a sleep mask may name
+	// keys are each level's states' keys, as the visited set stores
+	// them (encs with exact storage only): an expansion checks the world
+	// it rebuilds against them.
+	fps  [][]uint64
+	encs [][]string
+	// checkEvery and checkSeed choose the states whose keys Expand
+	// checks (see SetKeyChecks).
+	checkEvery, checkSeed uint64
 }
 
 // NewSplit validates cfg (a bfs without persistent sets, which consult
@@ -66,11 +74,47 @@ func NewSplit(reg *scenario.Registry, cfg Config, parts int) (*Split, error) {
 	if b.g.por {
 		return nil, fieldErr("reductions.por", "a distributed bfs cannot use persistent sets (they consult the visited set while expanding)")
 	}
-	sp := &Split{x: x, b: b, g: b.g, parts: parts, maskBits: 64}
+	sp := &Split{x: x, b: b, g: b.g, parts: parts, maskBits: 64, checkEvery: 1}
+	var fps []uint64
+	var encs []string
+	for _, r := range b.roots {
+		k := b.g.keyOf(r)
+		fps = append(fps, k.fp)
+		if b.g.exact {
+			encs = append(encs, k.enc)
+		}
+	}
+	sp.fps, sp.encs = [][]uint64{fps}, [][]string{encs}
 	if len(b.g.perms) > 0 {
 		sp.maskBits = uint(len(b.roots[0].Procs())) // renamings index masks by process
 	}
 	return sp, nil
+}
+
+// SetKeyChecks has Expand check the key of about one state in every
+// (1, the default: all of them), chosen with seed: the rebuilt world
+// must hash to the key the state's expander sent. A forged key would
+// have the visited set hold a world under another state's key and drop
+// that state as seen; checking costs a hash a state (a quarter of an
+// expansion for Vitess), so a party that trusts no expander but wants
+// speed checks a secret sample: a forger cannot tell which of its states
+// are checked.
+func (s *Split) SetKeyChecks(every int, seed uint64) {
+	s.checkEvery, s.checkSeed = uint64(max(every, 1)), seed
+}
+
+// checks reports whether an expansion checking one state in every
+// checks state i of the current level.
+func (s *Split) checks(i int, every uint64) bool {
+	if every == 1 {
+		return true
+	}
+	x := (uint64(i)<<20 ^ uint64(s.b.depth)) * 0x9e3779b97f4a7c15
+	x ^= s.checkSeed
+	x ^= x >> 29
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 32
+	return x%every == 0
 }
 
 // maskOK reports whether a sleep mask from the wire names only processes
@@ -131,6 +175,10 @@ type SplitExpansion struct {
 // of about limit bytes (each batch is decoded on its own; a partition's
 // batches come in order). It stops at the first chunk with a violation.
 func (s *Split) Expand(sc *Scratch, lo, hi, limit int, flush func(part int, batch []byte) error) (SplitExpansion, error) {
+	return s.expand(sc, lo, hi, limit, s.checkEvery, flush)
+}
+
+func (s *Split) expand(sc *Scratch, lo, hi, limit int, every uint64, flush func(part int, batch []byte) error) (SplitExpansion, error) {
 	if lo < 0 || hi > s.Chunks() || lo >= hi {
 		return SplitExpansion{}, fmt.Errorf("check: chunks [%d, %d) of a level of %d", lo, hi, s.Chunks())
 	}
@@ -197,6 +245,14 @@ func (s *Split) Expand(sc *Scratch, lo, hi, limit int, flush func(part int, batc
 			w, err := rb.world(b.depth, uint32(i), next)
 			if err != nil {
 				return res, err
+			}
+			// The key is the word of whoever expanded the parent: a
+			// forged one would have the visited set hold this world
+			// under another state's key, and drop that state as seen.
+			if s.checks(i, every) {
+				if k := g.keyOfWith(w, &sc.h); k.fp != s.fps[b.depth][i] || g.exact && k.enc != s.encs[b.depth][i] {
+					return res, fmt.Errorf("%w: state %d of level %d (its path %v) hashes to %016x, not to the fingerprint %016x it was sent with", ErrStateKey, i, b.depth, w.Schedule(), k.fp, s.fps[b.depth][i])
+				}
 			}
 			parent, pathLen, eidx = uint32(i), len(w.Schedule()), 0
 			nd := &node{w: w, sleep: b.curSleep.get(i), only: b.curSleep.onlyOf(i)}
@@ -360,6 +416,8 @@ func (s *Split) Advance(insts, decisions [][][]byte) (SplitAdvance, error) {
 	}
 	var log levelLog
 	var sleep sleepArena
+	var fps []uint64
+	var encs []string
 	for {
 		best := -1
 		for p := range heads {
@@ -377,6 +435,10 @@ func (s *Split) Advance(insts, decisions [][][]byte) (SplitAdvance, error) {
 			res.NewByPart[best]++
 		}
 		log.addRaw(k.parent, k.choices)
+		fps = append(fps, k.key.fp)
+		if s.g.exact {
+			encs = append(encs, k.key.enc)
+		}
 		sleep.addMasked(k.sleep, s.g.instanceMask(k.mask, int(k.perm)))
 		if k.only != 0 {
 			sleep.setOnly(log.len()-1, k.only)
@@ -393,6 +455,7 @@ func (s *Split) Advance(insts, decisions [][][]byte) (SplitAdvance, error) {
 	}
 	b := s.b
 	b.levels = append(b.levels, log)
+	s.fps, s.encs = append(s.fps, fps), append(s.encs, encs)
 	b.curSleep = sleep
 	b.depth++
 	return res, nil
@@ -408,7 +471,7 @@ func (s *Split) CheckChunk(c int, insts [][][]byte) (SplitExpansion, error) {
 		return SplitExpansion{}, fmt.Errorf("check: instances of %d partitions, not %d", len(insts), s.parts)
 	}
 	mine := make([][][]byte, s.parts)
-	x, err := s.Expand(nil, c, c+1, 1<<20, func(p int, b []byte) error {
+	x, err := s.expand(nil, c, c+1, 1<<20, 1, func(p int, b []byte) error { // every key of the chunk
 		mine[p] = append(mine[p], append([]byte(nil), b...))
 		return nil
 	})

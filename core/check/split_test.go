@@ -1,6 +1,7 @@
 package check_test
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"reflect"
@@ -227,6 +228,62 @@ func TestSplitCheckChunkCatchesDroppedSuccessors(t *testing.T) {
 		if _, err := s.CheckChunk(0, bad); !errors.Is(err, check.ErrSplitData) {
 			t.Fatalf("%s: %v", name, err)
 		}
+	}
+}
+
+// A successor sent under another state's key (which would have the
+// visited set drop that state as seen) is caught when the next level
+// rebuilds its world: ErrStateKey, with every key checked, and with one
+// in three checked for some seed.
+func TestSplitRefusesAForgedKey(t *testing.T) {
+	reg := catalog.New()
+	cfg := check.Config{Scenario: "vitess-messager", Preset: "lock-level", Variant: "fixed", Params: map[string]any{"clients": 2, "iterations": 1},
+		Strategy: check.BFS, Reductions: check.DefaultReductions(check.BFS)}
+	forge := func(every int, seed uint64) error {
+		s, err := check.NewSplit(reg, cfg, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.SetKeyChecks(every, seed)
+		var insts [][]byte
+		if _, err := s.Expand(nil, 0, s.Chunks(), 1<<20, func(_ int, b []byte) error {
+			insts = append(insts, append([]byte(nil), b...))
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		// The first instance (kind, parent 0, successor 1, then its
+		// fingerprint) takes the fingerprint of the second.
+		b := insts[0]
+		if b[1] != 0 || b[2] != 1 {
+			t.Fatalf("the batch starts %v", b[:3])
+		}
+		second := bytes.Index(b[11:], []byte{0, 2}) // parent +0, successor 2
+		if second < 0 {
+			t.Fatal("no second successor")
+		}
+		copy(b[3:11], b[11+second+2:11+second+10])
+		var decs [][]byte
+		if _, err := s.Merge(0, insts, 1<<20, func(d []byte) error { decs = append(decs, append([]byte(nil), d...)); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Advance([][][]byte{insts}, [][][]byte{decs}); err != nil {
+			t.Fatal(err)
+		}
+		_, err = s.Expand(nil, 0, s.Chunks(), 1<<20, func(int, []byte) error { return nil })
+		return err
+	}
+	if err := forge(1, 0); !errors.Is(err, check.ErrStateKey) {
+		t.Fatalf("every key checked: %v", err)
+	}
+	caught := 0
+	for seed := range uint64(12) {
+		if errors.Is(forge(3, seed), check.ErrStateKey) {
+			caught++
+		}
+	}
+	if caught == 0 || caught == 12 {
+		t.Fatalf("one in three checked: caught for %d of 12 seeds", caught)
 	}
 }
 

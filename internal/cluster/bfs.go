@@ -74,6 +74,9 @@ func (s *bfsSearch) run(ctx context.Context) (check.Result, error) {
 		}
 		first := -1 // the range with the first violation
 		for i, r := range got {
+			if r.Forged {
+				return s.fail(ctx, o, fmt.Errorf("%w: worker %q expanding chunks [%d, %d) of level %d: %s (sent by an expansion of level %d)", ErrForged, r.Worker, tasks[i].Lo, tasks[i].Hi, level, r.Error, level-1))
+			}
 			if r.Error != "" {
 				o.Error = fmt.Sprintf("cluster: worker %q failed chunks [%d, %d) of level %d: %s", r.Worker, tasks[i].Lo, tasks[i].Hi, level, r.Error)
 				return s.split.Result(o), nil

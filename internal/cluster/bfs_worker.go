@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -128,6 +129,12 @@ func sortBatches(batches [][]byte, keys [][2]int) {
 	copy(batches, sorted)
 }
 
+// keyChecks: a worker checks the key of one state in keyChecks it
+// expands (check.Split.SetKeyChecks), a sample the expanders that sent
+// them cannot predict; the coordinator checks every key of the chunks it
+// expands again.
+const keyChecks = 8
+
 // replica is a process's copy of a bfs search (check.Split): its level
 // logs and visited set. Tasks read it concurrently; advancing it to the
 // next level is exclusive.
@@ -194,6 +201,7 @@ func (w *Worker) advance(ctx context.Context, r *replica, t task) error {
 		if err != nil {
 			return &taskError{err}
 		}
+		s.SetKeyChecks(keyChecks, rand.Uint64()) // a secret of this process
 		r.split = s
 		return nil
 	}
@@ -257,7 +265,7 @@ func (w *Worker) bfsTask(ctx context.Context, t task) (rangeResult, bool) {
 			return res, false // redone by whoever gets the task next
 		}
 		if err != nil {
-			res.Error = err.Error()
+			res.Error, res.Forged = err.Error(), errors.Is(err, check.ErrStateKey)
 			return res, true
 		}
 		res.Transitions, res.Depth, res.Cut, res.Sampled, res.ViolationChunk = x.Transitions, x.Depth, x.Cut, x.Sampled, x.FoundChunk+1

@@ -104,6 +104,9 @@ type rangeResult struct {
 	New            int    `json:"new,omitempty"`
 	Kept           int    `json:"kept,omitempty"`
 	Stale          bool   `json:"stale,omitempty"`
+	// Forged: the expansion met a state whose world is not the one its
+	// key names (check.ErrStateKey): the expansion before it lied.
+	Forged bool `json:"forged,omitempty"`
 	// Bytes is what the task published.
 	Bytes int `json:"bytes,omitempty"`
 }
