@@ -203,7 +203,7 @@ func (s *Split) expand(sc *Scratch, lo, hi, limit int, every uint64, flush func(
 	}
 	var parent uint32
 	var pathLen, eidx int
-	sent := map[stateKey]uint64{} // the chunk's keys sent, with their first mask
+	sent := map[stateKey]uint64{} // the keys the range sent, with their first mask
 	res := SplitExpansion{FoundChunk: -1}
 	ex := expansion{e: g, scratch: &sc.ex}
 	ex.emit = func(su succ, sleep []footprint) {
@@ -214,9 +214,12 @@ func (s *Split) expand(sc *Scratch, lo, hi, limit int, every uint64, flush func(
 				return // the local expansion drops it too
 			}
 		}
-		// A later successor of the chunk with the same key and a sleep
-		// set no smaller changes nothing the merge decides: it is
-		// dropped with the first one, or the first one's set is kept.
+		// A later successor of the range with the same key and a sleep
+		// set no smaller changes nothing the merge decides. In the same
+		// chunk it is dropped with the first one, or joins it and keeps
+		// the first one's set; in a later chunk it finds the key stored
+		// with a set no larger than the first one's (stored by the first
+		// one, or before it: stored sets only shrink), so it is dropped.
 		if first, ok := sent[su.key]; ok && mask&first == first {
 			return
 		} else if !ok {
@@ -235,7 +238,6 @@ func (s *Split) expand(sc *Scratch, lo, hi, limit int, every uint64, flush func(
 	n := s.Len()
 	for c := lo; c < hi && flushErr == nil; c++ {
 		before := ex.transitions
-		clear(sent)
 		end := min(n, (c+1)*bfsChunk)
 		for i := c * bfsChunk; i < end && !ex.stopped(); i++ {
 			next := int64(i + 1)
@@ -398,7 +400,9 @@ type SplitAdvance struct {
 // partition p's instance batches, ranges in order, and its merge's
 // decisions) to the replica, in the level's order, and moves it to the
 // next level unless that is empty. On an error the replica is left
-// half advanced: make it again.
+// half advanced: make it again. Expand and Merge only read the replica
+// and may run concurrently (each Expand with its own Scratch); Advance
+// writes it and must run alone.
 func (s *Split) Advance(insts, decisions [][][]byte) (SplitAdvance, error) {
 	res := SplitAdvance{NewByPart: make([]int, s.parts), KeptByPart: make([]int, s.parts)}
 	if len(insts) != s.parts || len(decisions) != s.parts {
@@ -415,7 +419,10 @@ func (s *Split) Advance(insts, decisions [][][]byte) (SplitAdvance, error) {
 		}
 	}
 	var log levelLog
-	var sleep sleepArena
+	// The sleep sets of the level before are not needed any more: the
+	// next level's reuse their memory.
+	old := s.b.curSleep
+	sleep := sleepArena{sets: old.sets[:0], off: old.off[:0], only: old.only[:0]}
 	var fps []uint64
 	var encs []string
 	for {
@@ -451,6 +458,7 @@ func (s *Split) Advance(insts, decisions [][][]byte) (SplitAdvance, error) {
 		s.b.sinks[0] += s.g.store.warm1(heads[best].key.fp)
 	}
 	if res.Next = log.len(); res.Next == 0 {
+		s.b.curSleep = old
 		return res, nil
 	}
 	b := s.b

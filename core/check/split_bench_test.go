@@ -11,7 +11,8 @@ import (
 // BenchmarkSplitPhases runs Vitess fixed C=3 ITER=2 as one replica of a
 // split bfs (8 partitions, ranges of 16 chunks) on one goroutine and
 // reports the time a state of each phase (what a cluster adds to the
-// local search is Merge, and Advance once for each replica) and the
+// local search is Merge, and Advance once for each replica; Expand checks
+// one key in eight, as a worker does) and the
 // bytes a state a cluster publishes; the local bfs on one goroutine runs
 // first, for comparison:
 //
@@ -33,6 +34,7 @@ func BenchmarkSplitPhases(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		s.SetKeyChecks(8, 1) // as a worker checks keys
 		sc := &check.Scratch{}
 		var bytes int
 		var expand, merge, advance time.Duration
