@@ -203,7 +203,7 @@ func (s *Split) expand(sc *Scratch, lo, hi, limit int, every uint64, flush func(
 	}
 	var parent uint32
 	var pathLen, eidx int
-	sent := map[stateKey]uint64{} // the keys the range sent, with their first mask
+	sent := map[stateKey]uint64{} // the chunk's keys sent, with their first mask
 	res := SplitExpansion{FoundChunk: -1}
 	ex := expansion{e: g, scratch: &sc.ex}
 	ex.emit = func(su succ, sleep []footprint) {
@@ -214,12 +214,12 @@ func (s *Split) expand(sc *Scratch, lo, hi, limit int, every uint64, flush func(
 				return // the local expansion drops it too
 			}
 		}
-		// A later successor of the range with the same key and a sleep
-		// set no smaller changes nothing the merge decides. In the same
-		// chunk it is dropped with the first one, or joins it and keeps
-		// the first one's set; in a later chunk it finds the key stored
-		// with a set no larger than the first one's (stored by the first
-		// one, or before it: stored sets only shrink), so it is dropped.
+		// A later successor of the chunk with the same key and a sleep
+		// set no smaller changes nothing the merge decides: it is
+		// dropped with the first one, or joins it and keeps the first
+		// one's set. (Across chunks it would be dropped too, but a chunk
+		// expanded alone, as the coordinator's audit does, must send
+		// what it sends within its range.)
 		if first, ok := sent[su.key]; ok && mask&first == first {
 			return
 		} else if !ok {
@@ -238,6 +238,7 @@ func (s *Split) expand(sc *Scratch, lo, hi, limit int, every uint64, flush func(
 	n := s.Len()
 	for c := lo; c < hi && flushErr == nil; c++ {
 		before := ex.transitions
+		clear(sent)
 		end := min(n, (c+1)*bfsChunk)
 		for i := c * bfsChunk; i < end && !ex.stopped(); i++ {
 			next := int64(i + 1)
