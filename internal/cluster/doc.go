@@ -23,34 +23,28 @@
 // acknowledged, JetStream redelivers it after AckWait, and a range
 // computes the same result wherever it runs.
 //
-// A distributed bfs is partitioned by state fingerprint into Parts
-// ranges and runs level by level (check.Expander), one task per
-// partition a level: the task admits the states sent to its partition
-// for the level, in the order of their index paths, against its visited
-// set, and expands the admitted ones, decoding each from the bytes it
-// arrived as (check.Expander.EncodeStates: the model's sim.Codec, no
-// replay from the initial state); the successors go, encoded, batched
-// by owner and compressed, to the owners' subjects for the next level
-// while the level is still being expanded. It gives the local bfs's
-// verdict, its state count (the states of the levels expanded, also
-// when it stops at a violation or at the state budget) and its
-// counterexample (the first violation in level order, so a shortest one,
-// whose path every state carries), replayed and shrunk on the
-// coordinator as locally. Transitions count the steps the workers
-// executed, which may differ from the local count. With storage exact
-// each state travels with its canonical encoding and each partition's
-// visited set keys on it, so the state count is the local exact bfs's
-// and no state is omitted (the owner is still chosen by fingerprint,
-// which equal encodings share). Every task's input and output is kept
-// in JetStream (the states sent to each partition for each level, and
-// each partition's visited-set increment per level, the checkpoint)
-// under message ids a repeated attempt repeats: a worker killed mid-task
-// costs that task, redone by another worker from the stored level; a
-// worker keeps the visited sets of the partitions it ran and catches up
-// from the increments. Persistent sets (reductions.por) are not
-// available distributed: they consult the visited set while expanding;
-// neither is dfs (an error names the strategy field). docs/cluster.md
-// describes the protocol.
+// A distributed bfs is the local bfs split where its phases meet
+// (check.Split), level by level, with two rounds of tasks a level. An
+// expand task expands a range of the level's chunks (the local search's
+// cuts of 256 states), rebuilding each state by replaying its path as the
+// local search does, and sends each successor, as an instance (its
+// parent, its place among the parent's successors, its key, sleep set,
+// renaming and step), to the batch of the partition that owns its
+// fingerprint. A merge task decides one partition's instances as the
+// local search's merge does (wave by wave, in the level's order) and
+// publishes its decisions. Every worker process and the coordinator keep
+// a replica of the search (its level logs and visited set), advanced with
+// every partition's instances and decisions, so any worker can take any
+// task. The answer is the local bfs's Result, field for field, transitions
+// included, with fingerprint or exact storage. Every task's input and
+// output is kept in JetStream (rt.bfs.<search>.inst.<level>.<part>.<range>.<batch>
+// and .dec.<level>.<part>.<batch>) under message ids a repeated attempt
+// repeats (a replica's batches depend only on the levels before): a
+// worker killed mid-task costs that task, redone by another worker; a
+// worker that joins mid-search builds its replica from the levels stored.
+// Persistent sets (reductions.por) are not available distributed: they
+// consult the visited set while expanding; neither is dfs (an error names
+// the strategy field). docs/cluster.md describes the protocol.
 //
 // # Lost connections
 //
@@ -72,11 +66,13 @@
 // Every connection authenticates as the account's coordinator or as a
 // worker (AccountConfig: a worker may only take tasks, read bfs data and
 // publish results and bfs data), and no worker's word becomes a verdict
-// unchecked: a result must carry its task's token, a claimed violation
-// is replayed from the initial state (never decoded from a worker's
-// bytes), a bfs level's counts are checked against the visited-set
-// increments published and a secret sample of the states sent to each
-// partition is re-expanded on the coordinator (bfsAudit), and one secret
-// run of each seed range reported clean is re-run (ErrForged otherwise). docs/security.md says what a
-// malicious worker can still do.
+// unchecked: a result must carry its task's token; a bfs violation is
+// found again by expanding its chunk on the coordinator's replica; each
+// merge's counts are checked against what its decisions add to that
+// replica, and each level a secret chunk is expanded again and a secret
+// partition merged again, compared with what the workers published
+// (bfsAudit); a state whose rebuilt world does not hash to the key it
+// was sent with fails the search; and one secret run of each seed range
+// reported clean is re-run (ErrForged otherwise). docs/security.md says
+// what a malicious worker can still do.
 package cluster
