@@ -78,7 +78,7 @@ func (c *Coordinator) tokenOK(msgID, got string) bool {
 }
 
 // LastBFSBytes is the data the tasks of the last bfs search published to
-// JetStream (states, successors, visited-set increments): its network
+// JetStream (each level's instances and decisions, as stored): its network
 // cost, less the task and result messages.
 func (c *Coordinator) LastBFSBytes() int64 { return c.lastBytes.Load() }
 
