@@ -27,15 +27,18 @@ import (
 //     ranges in order, and decides them as the local search does: wave
 //     by wave, first what the local expansion drops (stored by an
 //     earlier wave, a duplicate within a chunk), then the merge proper.
-//     It writes the instances kept (the partition's part of the next
-//     level, with the masks the visited set stores).
-//   - Advance: every party reads the kept instances of every partition
-//     and adds them, in the order of the level, to its visited set and
-//     its level log.
+//     It writes its decisions: which instances are kept (the
+//     partition's part of the next level), with the masks the visited
+//     set stores.
+//   - Advance: every party reads every partition's instances and
+//     decisions and adds the kept instances, in the order of the level,
+//     to its visited set and its level log.
 //
 // A party's decisions depend only on its replica and the bytes it reads,
-// so a repeated task writes the same bytes. Instances and kept lists are
-// outside input: their decoders check every field.
+// so a repeated task writes the same bytes. Instances and decisions are
+// outside input: their decoders check every field (ErrSplitData), and a
+// rebuilt world is checked against the key its instance came with
+// (ErrStateKey, see SetKeyChecks).
 type Split struct {
 	x        *Explorer
 	b        *bfsEngine

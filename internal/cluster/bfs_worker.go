@@ -219,6 +219,7 @@ func (w *Worker) advance(ctx context.Context, r *replica, t task) error {
 		r.split = nil // half advanced: made again from the start
 		return &taskError{err}
 	} else if adv.Next == 0 {
+		r.split = nil // its visited set holds a level it cannot move to
 		return &taskError{fmt.Errorf("cluster: a task of level %d, but the search ended at level %d", t.Level, level)}
 	}
 	return nil
