@@ -81,25 +81,36 @@ type Expansion struct {
 // NewExpander validates cfg (a bfs, without persistent sets) and returns
 // its expander.
 func NewExpander(reg *scenario.Registry, cfg Config) (*Expander, error) {
-	if cfg.Strategy != BFS {
-		return nil, fieldErr("strategy", "a distributed search partitions bfs by state; strategy is %s", cfg.Strategy)
-	}
-	cfg.NoShrink = true
-	x, err := New(reg, cfg)
+	x, b, err := newDistributedBFS(reg, cfg)
 	if err != nil {
 		return nil, err
-	}
-	b, ok := x.eng.(*bfsEngine)
-	if !ok {
-		return nil, fmt.Errorf("%w: bfs engine", ErrUnsupported)
-	}
-	if b.g.por {
-		return nil, fieldErr("reductions.por", "a distributed bfs cannot use persistent sets (they consult the visited set while expanding)")
 	}
 	if len(b.roots) != 1 {
 		return nil, fieldErr("preset", "%s/%s draws values while it is set up (%d initial states); a distributed bfs starts from one", x.sc.ID, x.base.Preset, len(b.roots))
 	}
 	return &Expander{x: x, g: b.g, root: b.roots[0]}, nil
+}
+
+// newDistributedBFS validates cfg for a bfs run by parts (a bfs without
+// persistent sets, which consult the whole visited set while expanding)
+// and returns its explorer and engine, which never shrink.
+func newDistributedBFS(reg *scenario.Registry, cfg Config) (*Explorer, *bfsEngine, error) {
+	if cfg.Strategy != BFS {
+		return nil, nil, fieldErr("strategy", "a distributed search partitions bfs by state; strategy is %s", cfg.Strategy)
+	}
+	cfg.NoShrink = true
+	x, err := New(reg, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, ok := x.eng.(*bfsEngine)
+	if !ok {
+		return nil, nil, fmt.Errorf("%w: bfs engine", ErrUnsupported)
+	}
+	if b.g.por {
+		return nil, nil, fieldErr("reductions.por", "a distributed bfs cannot use persistent sets (they consult the visited set while expanding)")
+	}
+	return x, b, nil
 }
 
 // Config is the normalised configuration.

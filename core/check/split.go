@@ -59,23 +59,12 @@ type Split struct {
 // the whole visited set while expanding) and returns a replica at the
 // first level, whose keys fall into parts partitions.
 func NewSplit(reg *scenario.Registry, cfg Config, parts int) (*Split, error) {
-	if cfg.Strategy != BFS {
-		return nil, fieldErr("strategy", "a distributed search partitions bfs by state; strategy is %s", cfg.Strategy)
-	}
 	if parts < 1 || parts > MaxSplitParts {
 		return nil, fieldErr("parts", "%d partitions; a split bfs has 1 to %d", parts, MaxSplitParts)
 	}
-	cfg.NoShrink = true
-	x, err := New(reg, cfg)
+	x, b, err := newDistributedBFS(reg, cfg)
 	if err != nil {
 		return nil, err
-	}
-	b, ok := x.eng.(*bfsEngine)
-	if !ok {
-		return nil, fmt.Errorf("%w: bfs engine", ErrUnsupported)
-	}
-	if b.g.por {
-		return nil, fieldErr("reductions.por", "a distributed bfs cannot use persistent sets (they consult the visited set while expanding)")
 	}
 	sp := &Split{x: x, b: b, g: b.g, parts: parts, maskBits: 64, checkEvery: 1}
 	var fps []uint64

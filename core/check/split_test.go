@@ -166,23 +166,42 @@ func TestSplitStopsWhereTheLocalSearchStops(t *testing.T) {
 	}
 }
 
-// Bytes no replica writes are refused with ErrSplitData, naming what is
-// wrong, and change nothing.
-func TestSplitRefusesMalformedBatches(t *testing.T) {
-	reg := catalog.New()
-	cfg := check.Config{Scenario: "vitess-messager", Preset: "lock-level", Variant: "fixed", Params: map[string]any{"clients": 2, "iterations": 1},
+// smallVitess is Vitess fixed C=2 ITER=1, whose levels are a chunk or
+// two.
+func smallVitess() check.Config {
+	return check.Config{Scenario: "vitess-messager", Preset: "lock-level", Variant: "fixed", Params: map[string]any{"clients": 2, "iterations": 1},
 		Strategy: check.BFS, Reductions: check.DefaultReductions(check.BFS)}
-	s, err := check.NewSplit(reg, cfg, 2)
+}
+
+// newSmallSplit is a split of smallVitess into parts partitions.
+func newSmallSplit(t testing.TB, parts int) *check.Split {
+	t.Helper()
+	s, err := check.NewSplit(catalog.New(), smallVitess(), parts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	insts := make([][][]byte, 2)
+	return s
+}
+
+// expandLevel expands the current level of s whole and returns each of
+// its parts partitions' instance batches.
+func expandLevel(t testing.TB, s *check.Split, parts int) [][][]byte {
+	t.Helper()
+	insts := make([][][]byte, parts)
 	if _, err := s.Expand(nil, 0, s.Chunks(), 1<<20, func(p int, b []byte) error {
 		insts[p] = append(insts[p], append([]byte(nil), b...))
 		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
+	return insts
+}
+
+// Bytes no replica writes are refused with ErrSplitData, naming what is
+// wrong, and change nothing.
+func TestSplitRefusesMalformedBatches(t *testing.T) {
+	s := newSmallSplit(t, 2)
+	insts := expandLevel(t, s, 2)
 	p := 0
 	if len(insts[0]) == 0 {
 		p = 1
@@ -216,20 +235,8 @@ func TestSplitRefusesMalformedBatches(t *testing.T) {
 // CheckChunk takes a chunk's successors as its expansion sent them, and
 // catches them dropped or sent twice.
 func TestSplitCheckChunkCatchesDroppedSuccessors(t *testing.T) {
-	reg := catalog.New()
-	cfg := check.Config{Scenario: "vitess-messager", Preset: "lock-level", Variant: "fixed", Params: map[string]any{"clients": 2, "iterations": 1},
-		Strategy: check.BFS, Reductions: check.DefaultReductions(check.BFS)}
-	s, err := check.NewSplit(reg, cfg, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	insts := make([][][]byte, 2)
-	if _, err := s.Expand(nil, 0, s.Chunks(), 1<<20, func(p int, b []byte) error {
-		insts[p] = append(insts[p], append([]byte(nil), b...))
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	s := newSmallSplit(t, 2)
+	insts := expandLevel(t, s, 2)
 	if _, err := s.CheckChunk(0, insts); err != nil {
 		t.Fatalf("the honest expansion: %v", err)
 	}
@@ -248,22 +255,10 @@ func TestSplitCheckChunkCatchesDroppedSuccessors(t *testing.T) {
 // rebuilds its world: ErrStateKey, with every key checked, and with one
 // in three checked for some seed.
 func TestSplitRefusesAForgedKey(t *testing.T) {
-	reg := catalog.New()
-	cfg := check.Config{Scenario: "vitess-messager", Preset: "lock-level", Variant: "fixed", Params: map[string]any{"clients": 2, "iterations": 1},
-		Strategy: check.BFS, Reductions: check.DefaultReductions(check.BFS)}
 	forge := func(every int, seed uint64) error {
-		s, err := check.NewSplit(reg, cfg, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := newSmallSplit(t, 1)
 		s.SetKeyChecks(every, seed)
-		var insts [][]byte
-		if _, err := s.Expand(nil, 0, s.Chunks(), 1<<20, func(_ int, b []byte) error {
-			insts = append(insts, append([]byte(nil), b...))
-			return nil
-		}); err != nil {
-			t.Fatal(err)
-		}
+		insts := expandLevel(t, s, 1)[0]
 		// The first instance (kind, parent 0, successor 1, then its
 		// fingerprint) takes the fingerprint of the second.
 		b := insts[0]
@@ -282,7 +277,7 @@ func TestSplitRefusesAForgedKey(t *testing.T) {
 		if _, err := s.Advance([][][]byte{insts}, [][][]byte{decs}); err != nil {
 			t.Fatal(err)
 		}
-		_, err = s.Expand(nil, 0, s.Chunks(), 1<<20, func(int, []byte) error { return nil })
+		_, err := s.Expand(nil, 0, s.Chunks(), 1<<20, func(int, []byte) error { return nil })
 		return err
 	}
 	if err := forge(1, 0); !errors.Is(err, check.ErrStateKey) {
@@ -302,20 +297,8 @@ func TestSplitRefusesAForgedKey(t *testing.T) {
 // FuzzSplitBatches feeds Merge and Advance arbitrary bytes: an error or
 // a decision, never a panic.
 func FuzzSplitBatches(f *testing.F) {
-	reg := catalog.New()
-	cfg := check.Config{Scenario: "vitess-messager", Preset: "lock-level", Variant: "fixed", Params: map[string]any{"clients": 2, "iterations": 1},
-		Strategy: check.BFS, Reductions: check.DefaultReductions(check.BFS)}
-	s, err := check.NewSplit(reg, cfg, 1)
-	if err != nil {
-		f.Fatal(err)
-	}
-	var seed [][]byte
-	if _, err := s.Expand(nil, 0, s.Chunks(), 1<<20, func(_ int, b []byte) error {
-		seed = append(seed, append([]byte(nil), b...))
-		return nil
-	}); err != nil {
-		f.Fatal(err)
-	}
+	s := newSmallSplit(f, 1)
+	seed := expandLevel(f, s, 1)[0]
 	var kept []byte
 	if _, err := s.Merge(0, seed, 1<<20, func(b []byte) error { kept = append(kept, b...); return nil }); err != nil {
 		f.Fatal(err)
@@ -323,10 +306,7 @@ func FuzzSplitBatches(f *testing.F) {
 	f.Add(seed[0])
 	f.Add(kept)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		s, err := check.NewSplit(reg, cfg, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := newSmallSplit(t, 1)
 		_, _ = s.Merge(0, [][]byte{b}, 1<<20, func([]byte) error { return nil })
 		_, _ = s.Advance([][][]byte{{b}}, [][][]byte{{kept}})
 		_, _ = s.Advance([][][]byte{seed}, [][][]byte{{b}})
