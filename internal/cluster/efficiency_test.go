@@ -90,8 +90,10 @@ func BenchmarkBFSEfficiency(b *testing.B) {
 		dist, err := coord.Search(context.Background(), cfg, nil)
 		distWall, ownCPU := time.Since(start), selfCPU()-cpu0
 		workersCPU := -workers0
+		peakRSS := 0.0
 		for _, p := range procs {
 			workersCPU += procCPU(b, p.cmd.Process.Pid)
+			peakRSS = max(peakRSS, procPeakRSS(b, p.cmd.Process.Pid))
 			if *effProfile != "" {
 				p.interrupt()
 			} else {
@@ -109,9 +111,9 @@ func BenchmarkBFSEfficiency(b *testing.B) {
 		b.ReportMetric(localCPU/distCPU, "efficiency")
 		b.ReportMetric(distWall.Seconds()/localWall.Seconds(), "wall-ratio")
 		b.ReportMetric(float64(bytes)/float64(dist.States), "B/state")
-		b.Logf("%d states (exhaustive: %v): local %.1fs wall %.1fs CPU; cluster (%d worker processes) %.1fs wall, %.1fs CPU (coordinator and NATS server %.1fs, workers %.1fs); efficiency %.2f, wall ratio %.2f, %.1f B/state published",
+		b.Logf("%d states (exhaustive: %v): local %.1fs wall %.1fs CPU; cluster (%d worker processes) %.1fs wall, %.1fs CPU (coordinator and NATS server %.1fs, workers %.1fs); efficiency %.2f, wall ratio %.2f, %.1f B/state published; a worker's peak RSS %.0f MiB",
 			local.States, local.Exhaustive, localWall.Seconds(), localCPU, *effWorkers, distWall.Seconds(), distCPU, ownCPU, workersCPU,
-			localCPU/distCPU, distWall.Seconds()/localWall.Seconds(), float64(bytes)/float64(dist.States))
+			localCPU/distCPU, distWall.Seconds()/localWall.Seconds(), float64(bytes)/float64(dist.States), peakRSS)
 	}
 }
 
@@ -120,6 +122,26 @@ func selfCPU() float64 {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}
+
+// procPeakRSS is a running process's peak resident memory in MiB
+// (/proc/<pid>/status, VmHWM).
+func procPeakRSS(b *testing.B, pid int) float64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) == 3 && f[0] == "VmHWM:" {
+			kb, err := strconv.ParseFloat(f[1], 64)
+			if err != nil {
+				b.Fatalf("/proc/%d/status: %q", pid, line)
+			}
+			return kb / 1024
+		}
+	}
+	b.Fatalf("/proc/%d/status has no VmHWM", pid)
+	return 0
 }
 
 // procCPU is a running process's user and system CPU seconds so far
