@@ -279,6 +279,10 @@ type SplitMerge struct {
 	// Kept is the instances kept (to expand at the next level); New the
 	// ones of them not stored before.
 	Kept, New int
+	// warmed is what the warm-up reads summed (never used: the reads are
+	// the point; a field of the merge's own, as merges of one replica
+	// run concurrently).
+	warmed uint64
 }
 
 // Merge decides the instances sent to one partition for the current
@@ -335,7 +339,7 @@ func (s *Split) Merge(part int, batches [][]byte, limit int, flush func(batch []
 		chunk := -1
 		for i := lo; i < hi; i++ {
 			if i+warmAhead < len(insts) {
-				s.b.sinks[0] += s.g.store.warm1(insts[i+warmAhead].key.fp)
+				res.warmed += s.g.store.warm1(insts[i+warmAhead].key.fp)
 			}
 			in := &insts[i]
 			if c := int(in.parent) / bfsChunk; c != chunk {
@@ -387,6 +391,7 @@ type SplitAdvance struct {
 	// its instances kept.
 	New, Next             int
 	NewByPart, KeptByPart []int
+	warmed                uint64 // see SplitMerge.warmed
 }
 
 // Advance adds what every partition kept (insts[p] and decisions[p]:
@@ -448,7 +453,7 @@ func (s *Split) Advance(insts, decisions [][][]byte) (SplitAdvance, error) {
 		}
 		// Its slot is read now, a few stores before it is needed: the
 		// cache misses of the partitions' heads overlap.
-		s.b.sinks[0] += s.g.store.warm1(heads[best].key.fp)
+		res.warmed += s.g.store.warm1(heads[best].key.fp)
 	}
 	if res.Next = log.len(); res.Next == 0 {
 		s.b.curSleep = old

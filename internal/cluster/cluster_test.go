@@ -330,6 +330,29 @@ func TestBFSGivesTheLocalAnswer(t *testing.T) {
 	}
 }
 
+// Workers of one process share one replica of a search (RunWorkers,
+// StartNode): they expand and merge on it concurrently and advance it
+// once, and give the local answer (under -race, make test-full, this is
+// where a write to the shared replica outside Advance shows).
+func TestBFSOnWorkersSharingAReplica(t *testing.T) {
+	c := startClusterWith(t, 0, Options{replicas: newReplicas()})
+	for range 3 {
+		c.addWorker()
+	}
+	cfgs := checktest.BFSConfigs(c.reg)
+	for i, cfg := range cfgs {
+		if i%3 != 0 && !(cfg.Scenario == "vitess-messager" && cfg.Variant == "fixed") {
+			continue
+		}
+		local := localSearch(t, c.reg, cfg)
+		dist, err := c.coord.Search(context.Background(), cfg, nil)
+		if err != nil {
+			t.Fatalf("%s/%s/%s: %v", cfg.Scenario, cfg.Preset, cfg.Variant, err)
+		}
+		sameBFSAnswer(t, cfg, local, dist)
+	}
+}
+
 // Under symmetry an instance carries its renaming, so its owner compares
 // sleep masks in the canonical state's names as the local bfs does and
 // expands a state reached again for the steps asleep the first time
