@@ -154,10 +154,15 @@ func (s *bfsSearch) run(ctx context.Context) (check.Result, error) {
 	}
 }
 
+// minRangeChunks is the fewest chunks an expand task takes unless the
+// level has fewer: a range sends a batch to each partition, and a small
+// level cut into ranges of a chunk each would be many small messages.
+const minRangeChunks = 4
+
 // expandTasks are a level's expand tasks: its chunks cut into at most
-// maxLevelRanges ranges of nearly equal size.
+// maxLevelRanges ranges of nearly equal size, of minRangeChunks or more.
 func expandTasks(level, chunks int) []task {
-	n := min(chunks, maxLevelRanges)
+	n := max(1, min(chunks/minRangeChunks, maxLevelRanges))
 	out := make([]task, n)
 	for i := range n {
 		out[i] = task{Kind: kindExpand, Level: level, Index: i, Lo: i * chunks / n, Hi: (i + 1) * chunks / n}
