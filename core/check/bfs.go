@@ -291,31 +291,48 @@ func (b *bfsEngine) expandChunk(c *chunk, sc *Scratch) {
 		c.byGroup[grp] = append(c.byGroup[grp], uint32(len(c.cands)))
 		c.cands = append(c.cands, cd)
 	}
+	if err := b.expandStates(&c.ex, rb, c.lo, c.hi, func(i int, w *sim.World) error {
+		parent, pathLen = uint32(i), len(w.Schedule())
+		return nil
+	}); err != nil {
+		c.ex.err = err
+	}
+	c.ex.scratch = nil
+}
+
+// expandStates expands states [lo, hi) of the level being expanded with
+// ex, in order, rebuilding their worlds with rb, until ex stops; before
+// each expansion it hands at the state's index and world (an error from
+// at, or from a rebuild, stops it).
+func (b *bfsEngine) expandStates(ex *expansion, rb *rebuilder, lo, hi int, at func(i int, w *sim.World) error) error {
+	cur := uint32(lo)
 	// The world rb returns is the expansion's to use up: should it step
 	// it into a successor and still need the state, rb rebuilds it into
 	// fresh memory (the old one is the successor's now).
 	rebuild := func() (*sim.World, error) {
 		rb.last = nil
-		return rb.world(b.depth, parent, -1)
+		return rb.world(b.depth, cur, -1)
 	}
-	for i := c.lo; i < c.hi && !c.ex.stopped(); i++ {
+	for i := lo; i < hi && !ex.stopped(); i++ {
 		next := int64(i + 1)
-		if i+1 == c.hi {
+		if i+1 == hi {
 			next = -1
 		}
 		w, err := rb.world(b.depth, uint32(i), next)
 		if err != nil {
-			c.ex.err = err
-			return
+			return err
 		}
-		parent, pathLen = uint32(i), len(w.Schedule())
+		if err := at(i, w); err != nil {
+			return err
+		}
+		cur = uint32(i)
 		n := &node{w: w, sleep: b.curSleep.get(i), only: b.curSleep.onlyOf(i)}
 		if inPlaceSteps {
 			n.rebuild = rebuild
 		}
-		c.ex.expand(n)
+		ex.expand(n)
 	}
-	c.ex.scratch = nil
+	return nil
 }
 
 // inPlaceSteps is off only in tests that compare bfs with and without

@@ -223,38 +223,24 @@ func (s *Split) expand(sc *Scratch, lo, hi, limit int, every uint64, flush func(
 			send(p)
 		}
 	}
-	rebuild := func() (*sim.World, error) {
-		rb.last = nil
-		return rb.world(b.depth, parent, -1)
-	}
 	n := s.Len()
 	for c := lo; c < hi && flushErr == nil; c++ {
 		before := ex.transitions
 		clear(sent)
-		end := min(n, (c+1)*bfsChunk)
-		for i := c * bfsChunk; i < end && !ex.stopped(); i++ {
-			next := int64(i + 1)
-			if i+1 == end {
-				next = -1
-			}
-			w, err := rb.world(b.depth, uint32(i), next)
-			if err != nil {
-				return res, err
-			}
+		err := b.expandStates(&ex, rb, c*bfsChunk, min(n, (c+1)*bfsChunk), func(i int, w *sim.World) error {
 			// The key is the word of whoever expanded the parent: a
 			// forged one would have the visited set hold this world
 			// under another state's key, and drop that state as seen.
 			if s.checks(i, every) {
 				if k := g.keyOfWith(w, &sc.h); k.fp != s.fps[b.depth][i] || g.exact && k.enc != s.encs[b.depth][i] {
-					return res, fmt.Errorf("%w: state %d of level %d (its path %v) hashes to %016x, not to the fingerprint %016x it was sent with", ErrStateKey, i, b.depth, w.Schedule(), k.fp, s.fps[b.depth][i])
+					return fmt.Errorf("%w: state %d of level %d (its path %v) hashes to %016x, not to the fingerprint %016x it was sent with", ErrStateKey, i, b.depth, w.Schedule(), k.fp, s.fps[b.depth][i])
 				}
 			}
 			parent, pathLen, eidx = uint32(i), len(w.Schedule()), 0
-			nd := &node{w: w, sleep: b.curSleep.get(i), only: b.curSleep.onlyOf(i)}
-			if inPlaceSteps {
-				nd.rebuild = rebuild
-			}
-			ex.expand(nd)
+			return nil
+		})
+		if err != nil {
+			return res, err
 		}
 		res.Transitions += ex.transitions - before
 		if ex.err != nil {
