@@ -70,7 +70,9 @@ func (a *bfsAudit) level(ctx context.Context, level int, tasks []task, got, merg
 	chunk := rng.IntN(tasks[len(tasks)-1].Hi)
 	i := slices.IndexFunc(tasks, func(t task) bool { return chunk >= t.Lo && chunk < t.Hi })
 	t := tasks[i]
-	x, err := s.split.CheckChunk(chunk, d.insts)
+	// Only the instances of the chunk's range: its expansion sent them
+	// all (reading every range's would parse up to the whole level).
+	x, err := s.split.CheckChunk(chunk, d.rangeInsts(t.Index))
 	switch {
 	case err != nil:
 		return nil, fmt.Errorf("%w: worker %q expanded chunks [%d, %d) of level %d: %v", ErrForged, got[i].Worker, t.Lo, t.Hi, level, err)

@@ -110,7 +110,7 @@ func (d *levelData) read(ctx context.Context, js jetstream.JetStream, filter str
 	return err
 }
 
-// sortBatches orders batches by their keys.
+// sortBatches orders batches, and their keys with them, by their keys.
 func sortBatches(batches [][]byte, keys [][2]int) {
 	idx := make([]int, len(batches))
 	for i := range idx {
@@ -122,11 +122,26 @@ func sortBatches(batches [][]byte, keys [][2]int) {
 		}
 		return keys[a][1] - keys[b][1]
 	})
-	sorted := make([][]byte, len(batches))
+	sorted, sortedKeys := make([][]byte, len(batches)), make([][2]int, len(keys))
 	for i, j := range idx {
-		sorted[i] = batches[j]
+		sorted[i], sortedKeys[i] = batches[j], keys[j]
 	}
 	copy(batches, sorted)
+	copy(keys, sortedKeys)
+}
+
+// rangeInsts is every partition's instance batches that expand task t
+// sent.
+func (d *levelData) rangeInsts(t int) [][][]byte {
+	out := make([][][]byte, len(d.insts))
+	for p := range d.insts {
+		for j, k := range d.instKeys[p] {
+			if k[0] == t {
+				out[p] = append(out[p], d.insts[p][j])
+			}
+		}
+	}
+	return out
 }
 
 // keyChecks: a worker checks the key of one state in keyChecks it

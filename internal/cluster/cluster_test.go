@@ -330,6 +330,26 @@ func TestBFSGivesTheLocalAnswer(t *testing.T) {
 	}
 }
 
+// A bfs the state budget stops (the next level's expansions are queued
+// before the coordinator has checked the level, on the merges' counts)
+// stops where the local one does.
+func TestBFSStopsAtTheStateBudget(t *testing.T) {
+	c := startCluster(t, 2)
+	for _, states := range []int{1, 400, 5000} {
+		cfg := check.Config{Scenario: "vitess-messager", Preset: "lock-level", Variant: "fixed", Params: map[string]any{"clients": 3, "iterations": 1},
+			Strategy: check.BFS, Reductions: check.DefaultReductions(check.BFS), Budget: check.Budget{States: states}}
+		local := localSearch(t, c.reg, cfg)
+		if local.Exhaustive {
+			t.Fatalf("budget %d: the local search is exhaustive: the case tests nothing", states)
+		}
+		dist, err := c.coord.Search(context.Background(), cfg, nil)
+		if err != nil {
+			t.Fatalf("budget %d: %v", states, err)
+		}
+		sameBFSAnswer(t, cfg, local, dist)
+	}
+}
+
 // Workers of one process share one replica of a search (RunWorkers,
 // StartNode): they expand and merge on it concurrently and advance it
 // once, and give the local answer (under -race, make test-full, this is

@@ -56,6 +56,12 @@ func TestLevelDataFilesBatchesBySubject(t *testing.T) {
 	if len(d.decs[2]) != 2 || string(d.decs[2][0]) != "d0" || string(d.decs[2][1]) != "d1" {
 		t.Fatalf("partition 2's decisions: %q", d.decs[2])
 	}
+	if r := d.rangeInsts(0); len(r[1]) != 2 || string(r[1][0]) != "r0b0" || string(r[1][1]) != "r0b1" || len(r[0]) != 0 || len(r[2]) != 0 {
+		t.Fatalf("range 0's instances: %q", r)
+	}
+	if r := d.rangeInsts(10); len(r[1]) != 1 || string(r[1][0]) != "r10b0" {
+		t.Fatalf("range 10's instances: %q", r)
+	}
 	for _, bad := range []string{
 		instSubject("s1", 3, 1, 0, 0), // another level
 		instSubject("s1", 2, 3, 0, 0), // no partition 3
