@@ -11,8 +11,8 @@ import (
 )
 
 // Expander gives a breadth-first search to a driver that keeps the
-// visited set itself, partitioned across machines (internal/cluster): it
-// expands one state at a time into its successors and decides, for the
+// visited set itself, partitioned across machines: it expands one state
+// at a time into its successors and decides, for the
 // owner of a successor's fingerprint, whether the successor is new.
 // A state travels as its path from the initial state (its depth and
 // schedule) plus its sleep set; the world is rebuilt by replay, or, once
@@ -28,6 +28,12 @@ import (
 // on, so the state count is the local exact bfs's. The persistent-set
 // reduction depends on the visited set while expanding and is not
 // offered.
+//
+// A distributed search is better served by Split (internal/cluster uses
+// it): it gives the local result field for field, transitions included,
+// rebuilds states by replay (cheaper than decoding them) and sends about
+// a quarter of the bytes. Expander serves a driver that wants states one
+// at a time, as ProfileSearch does.
 type Expander struct {
 	x    *Explorer
 	g    *graphEngine
