@@ -168,29 +168,35 @@ func TestExpanderRefusesAnUnknownRenaming(t *testing.T) {
 	}
 }
 
-// ExpandSkipping asks about each successor before encoding it: the ones
-// skip refuses are neither encoded nor emitted, the others are emitted
-// as Expand emits them, world included.
-func TestExpanderSkipsBeforeEncoding(t *testing.T) {
-	cfg := check.Config{Scenario: "vitess-messager", Preset: "lock-level", Variant: "fixed", Params: map[string]any{"clients": 2, "iterations": 1},
-		Strategy: check.BFS, Reductions: check.DefaultReductions(check.BFS)}
-	e, err := check.NewExpander(catalog.New(), cfg)
+// encodedRoot is an Expander of smallVitess that encodes states, and the
+// initial state's successors.
+func encodedRoot(t *testing.T) (*check.Expander, []check.BFSState) {
+	t.Helper()
+	e, err := check.NewExpander(catalog.New(), smallVitess())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := e.EncodeStates(); err != nil {
 		t.Fatal(err)
 	}
-	var all []check.BFSState
-	if _, err := e.Expand(e.Root(), func(s check.BFSState) { all = append(all, s) }); err != nil {
+	var succs []check.BFSState
+	if _, err := e.Expand(e.Root(), func(s check.BFSState) { succs = append(succs, s) }); err != nil {
 		t.Fatal(err)
 	}
+	return e, succs
+}
+
+// ExpandSkipping asks about each successor before encoding it: the ones
+// skip refuses are neither encoded nor emitted, the others are emitted
+// as Expand emits them, world included.
+func TestExpanderSkipsBeforeEncoding(t *testing.T) {
+	e, all := encodedRoot(t)
 	if len(all) < 2 {
 		t.Fatalf("the initial state has %d successors", len(all))
 	}
 	asked := 0
 	var kept []check.BFSState
-	_, err = e.ExpandSkipping(nil, e.Root(), func(s check.BFSState) bool {
+	_, err := e.ExpandSkipping(nil, e.Root(), func(s check.BFSState) bool {
 		if s.World != nil {
 			t.Fatal("skip was asked about a successor already encoded")
 		}
@@ -215,19 +221,7 @@ func TestExpanderSkipsBeforeEncoding(t *testing.T) {
 // would drop the real one as seen) is refused before it is expanded,
 // whether it travels as a world or as a path; the honest one expands.
 func TestExpanderRefusesAWorldUnderAnotherKey(t *testing.T) {
-	cfg := check.Config{Scenario: "vitess-messager", Preset: "lock-level", Variant: "fixed", Params: map[string]any{"clients": 2, "iterations": 1},
-		Strategy: check.BFS, Reductions: check.DefaultReductions(check.BFS)}
-	e, err := check.NewExpander(catalog.New(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := e.EncodeStates(); err != nil {
-		t.Fatal(err)
-	}
-	var succs []check.BFSState
-	if _, err := e.Expand(e.Root(), func(s check.BFSState) { succs = append(succs, s) }); err != nil {
-		t.Fatal(err)
-	}
+	e, succs := encodedRoot(t)
 	if len(succs) < 2 || succs[0].Key == succs[1].Key {
 		t.Fatalf("the initial state has %d successors, want two distinct", len(succs))
 	}
