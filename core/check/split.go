@@ -395,11 +395,18 @@ func (s *Split) Advance(insts, decisions [][][]byte) (SplitAdvance, error) {
 	var err error
 	cursors := make([]keptCursor, s.parts)
 	heads := make([]instance, s.parts)
-	live := make([]bool, s.parts)
+	// order is a min-heap of the partitions with a head left, by their
+	// heads in the level's order: a state costs log(parts) comparisons.
+	order := make([]int, 0, s.parts)
 	for p := range cursors {
 		cursors[p] = keptCursor{insts: instanceCursor{s: s, part: p, batches: insts[p], arena: new([]footprint)}, batches: decisions[p]}
-		if heads[p], live[p], err = cursors[p].next(); err != nil {
+		var live bool
+		if heads[p], live, err = cursors[p].next(); err != nil {
 			return res, err
+		}
+		if live {
+			order = append(order, p)
+			siftUp(order, len(order)-1, heads)
 		}
 	}
 	var log levelLog
@@ -409,16 +416,8 @@ func (s *Split) Advance(insts, decisions [][][]byte) (SplitAdvance, error) {
 	sleep := sleepArena{sets: old.sets[:0], off: old.off[:0], only: old.only[:0]}
 	var fps []uint64
 	var encs []string
-	for {
-		best := -1
-		for p := range heads {
-			if live[p] && (best < 0 || heads[p].before(&heads[best])) {
-				best = p
-			}
-		}
-		if best < 0 {
-			break
-		}
+	for len(order) > 0 {
+		best := order[0]
 		k := &heads[best]
 		res.KeptByPart[best]++
 		if s.g.store.put(k.key, k.mask) {
@@ -434,12 +433,19 @@ func (s *Split) Advance(insts, decisions [][][]byte) (SplitAdvance, error) {
 		if k.only != 0 {
 			sleep.setOnly(log.len()-1, k.only)
 		}
-		if heads[best], live[best], err = cursors[best].next(); err != nil {
+		var live bool
+		if heads[best], live, err = cursors[best].next(); err != nil {
 			return res, err
 		}
-		// Its slot is read now, a few stores before it is needed: the
-		// cache misses of the partitions' heads overlap.
-		res.warmed += s.g.store.warm1(heads[best].key.fp)
+		if !live {
+			order[0] = order[len(order)-1]
+			order = order[:len(order)-1]
+		} else {
+			// Its slot is read now, a few stores before it is needed:
+			// the cache misses of the partitions' heads overlap.
+			res.warmed += s.g.store.warm1(heads[best].key.fp)
+		}
+		siftDown(order, 0, heads)
 	}
 	if res.Next = log.len(); res.Next == 0 {
 		s.b.curSleep = old
@@ -451,6 +457,34 @@ func (s *Split) Advance(insts, decisions [][][]byte) (SplitAdvance, error) {
 	b.curSleep = sleep
 	b.depth++
 	return res, nil
+}
+
+// siftUp and siftDown keep order a min-heap of partitions by their heads.
+func siftUp(order []int, i int, heads []instance) {
+	for i > 0 {
+		up := (i - 1) / 2
+		if !heads[order[i]].before(&heads[order[up]]) {
+			return
+		}
+		order[i], order[up] = order[up], order[i]
+		i = up
+	}
+}
+
+func siftDown(order []int, i int, heads []instance) {
+	for {
+		least := i
+		for _, c := range []int{2*i + 1, 2*i + 2} {
+			if c < len(order) && heads[order[c]].before(&heads[order[least]]) {
+				least = c
+			}
+		}
+		if least == i {
+			return
+		}
+		order[i], order[least] = order[least], order[i]
+		i = least
+	}
 }
 
 // CheckChunk expands chunk c of the current level again and compares its
