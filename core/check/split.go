@@ -45,11 +45,15 @@ type Split struct {
 	g        *graphEngine
 	parts    int
 	maskBits uint // the processes a sleep mask may name
-	// keys are each level's states' keys, as the visited set stores
-	// them (encs with exact storage only): an expansion checks the world
-	// it rebuilds against them.
+	// keys are the current level's states' keys (the levels' before
+	// are dropped), as the visited set stores them (encs with exact
+	// storage only): an expansion checks the world it rebuilds against
+	// them.
 	fps  [][]uint64
 	encs [][]string
+	// spareFps is the memory of a level's keys no longer needed;
+	// spareMasks Advance's own.
+	spareFps, spareMasks []uint64
 	// checkEvery and checkSeed choose the states whose keys Expand
 	// checks (see SetKeyChecks).
 	checkEvery, checkSeed uint64
@@ -265,10 +269,6 @@ type SplitMerge struct {
 	// Kept is the instances kept (to expand at the next level); New the
 	// ones of them not stored before.
 	Kept, New int
-	// warmed is what the warm-up reads summed (never used: the reads are
-	// the point; a field of the merge's own, as merges of one replica
-	// run concurrently).
-	warmed uint64
 }
 
 // Merge decides the instances sent to one partition for the current
@@ -297,7 +297,14 @@ func (s *Split) Merge(part int, batches [][]byte, limit int, flush func(batch []
 		}
 		insts = append(insts, mergeInstance{parent: in.parent, perm: in.perm, mask: in.mask, key: in.key})
 	}
-	m := mergeOverlay{base: s.g.store, over: newStateStore(s.g.exact, s.g.store.masks)}
+	// The replica's visited set does not change during a merge: it is
+	// read first, in a loop of its own that keeps many cache misses in
+	// flight, and the waves read what it held.
+	base := make([]baseEntry, len(insts))
+	for i := range insts {
+		base[i].mask, base[i].seen = s.g.store.lookup(insts[i].key)
+	}
+	m := mergeOverlay{over: newStateStore(s.g.exact, s.g.store.masks)}
 	var res SplitMerge
 	out := decisionWriter{}
 	var flushErr error
@@ -324,15 +331,12 @@ func (s *Split) Merge(part int, batches [][]byte, limit int, flush func(batch []
 		cands = cands[:0]
 		chunk := -1
 		for i := lo; i < hi; i++ {
-			if i+warmAhead < len(insts) {
-				res.warmed += s.g.store.warm1(insts[i+warmAhead].key.fp)
-			}
 			in := &insts[i]
 			if c := int(in.parent) / bfsChunk; c != chunk {
 				chunk = c
 				clear(dup)
 			}
-			if stored, seen := m.lookup(in.key); seen {
+			if stored, seen := m.lookup(in.key, base[i]); seen {
 				if _, _, again := s.g.again(stored, in.mask, int(in.perm)); !again {
 					continue
 				}
@@ -348,7 +352,7 @@ func (s *Split) Merge(part int, batches [][]byte, limit int, flush func(batch []
 			in := &insts[i]
 			mask := masks[i]
 			var only uint64
-			stored, seen := m.lookup(in.key)
+			stored, seen := m.lookup(in.key, base[i])
 			if seen {
 				var again bool
 				if mask, only, again = s.g.again(stored, mask, int(in.perm)); !again {
@@ -377,7 +381,6 @@ type SplitAdvance struct {
 	// its instances kept.
 	New, Next             int
 	NewByPart, KeptByPart []int
-	warmed                uint64 // see SplitMerge.warmed
 }
 
 // Advance adds what every partition kept (insts[p] and decisions[p]:
@@ -394,7 +397,7 @@ func (s *Split) Advance(insts, decisions [][][]byte) (SplitAdvance, error) {
 	}
 	var err error
 	cursors := make([]keptCursor, s.parts)
-	heads := make([]instance, s.parts)
+	heads := make([]*instance, s.parts)
 	// order is a min-heap of the partitions with a head left, by their
 	// heads in the level's order: a state costs log(parts) comparisons.
 	order := make([]int, 0, s.parts)
@@ -409,23 +412,30 @@ func (s *Split) Advance(insts, decisions [][][]byte) (SplitAdvance, error) {
 			siftUp(order, len(order)-1, heads)
 		}
 	}
-	var log levelLog
-	// The sleep sets of the level before are not needed any more: the
-	// next level's reuse their memory.
+	// The level's size, from the decisions, so that its log is made at
+	// once, not grown (and copied) a dozen times.
+	hint := 0
+	for _, p := range decisions {
+		hint += countDecisions(p)
+	}
+	log := levelLog{parent: make([]uint32, 0, hint), off: make([]uint32, 0, hint+1), choices: make([]byte, 0, 2*hint)}
+	// The sleep sets and keys of the level before are not needed any
+	// more: the next level's reuse their memory.
 	old := s.b.curSleep
 	sleep := sleepArena{sets: old.sets[:0], off: old.off[:0], only: old.only[:0]}
-	var fps []uint64
+	fps := s.spareFps[:0]
+	if cap(fps) < hint {
+		fps = make([]uint64, 0, hint)
+	}
 	var encs []string
+	masks := s.spareMasks[:0]
 	for len(order) > 0 {
 		best := order[0]
-		k := &heads[best]
+		k := heads[best]
 		res.KeptByPart[best]++
-		if s.g.store.put(k.key, k.mask) {
-			res.New++
-			res.NewByPart[best]++
-		}
 		log.addRaw(k.parent, k.choices)
 		fps = append(fps, k.key.fp)
+		masks = append(masks, k.mask)
 		if s.g.exact {
 			encs = append(encs, k.key.enc)
 		}
@@ -440,12 +450,23 @@ func (s *Split) Advance(insts, decisions [][][]byte) (SplitAdvance, error) {
 		if !live {
 			order[0] = order[len(order)-1]
 			order = order[:len(order)-1]
-		} else {
-			// Its slot is read now, a few stores before it is needed:
-			// the cache misses of the partitions' heads overlap.
-			res.warmed += s.g.store.warm1(heads[best].key.fp)
 		}
 		siftDown(order, 0, heads)
+	}
+	// The stores come last, in a loop of their own: the visited set is
+	// far larger than the caches, and a loop that does nothing else
+	// keeps many of its misses in flight at once (the heads' loop above
+	// kept one or two).
+	s.spareMasks = masks
+	for i, fp := range fps {
+		k := stateKey{fp: fp}
+		if s.g.exact {
+			k.enc = encs[i]
+		}
+		if s.g.store.put(k, masks[i]) {
+			res.New++
+			res.NewByPart[s.Part(fp)]++
+		}
 	}
 	if res.Next = log.len(); res.Next == 0 {
 		s.b.curSleep = old
@@ -453,6 +474,7 @@ func (s *Split) Advance(insts, decisions [][][]byte) (SplitAdvance, error) {
 	}
 	b := s.b
 	b.levels = append(b.levels, log)
+	s.spareFps, s.fps[b.depth], s.encs[b.depth] = s.fps[b.depth], nil, nil
 	s.fps, s.encs = append(s.fps, fps), append(s.encs, encs)
 	b.curSleep = sleep
 	b.depth++
@@ -460,10 +482,10 @@ func (s *Split) Advance(insts, decisions [][][]byte) (SplitAdvance, error) {
 }
 
 // siftUp and siftDown keep order a min-heap of partitions by their heads.
-func siftUp(order []int, i int, heads []instance) {
+func siftUp(order []int, i int, heads []*instance) {
 	for i > 0 {
 		up := (i - 1) / 2
-		if !heads[order[i]].before(&heads[order[up]]) {
+		if !heads[order[i]].before(heads[order[up]]) {
 			return
 		}
 		order[i], order[up] = order[up], order[i]
@@ -471,11 +493,11 @@ func siftUp(order []int, i int, heads []instance) {
 	}
 }
 
-func siftDown(order []int, i int, heads []instance) {
+func siftDown(order []int, i int, heads []*instance) {
 	for {
 		least := i
 		for _, c := range []int{2*i + 1, 2*i + 2} {
-			if c < len(order) && heads[order[c]].before(&heads[order[least]]) {
+			if c < len(order) && heads[order[c]].before(heads[order[least]]) {
 				least = c
 			}
 		}
@@ -513,7 +535,7 @@ func (s *Split) CheckChunk(c int, insts [][][]byte) (SplitExpansion, error) {
 			if err != nil {
 				return x, err
 			}
-			var g instance
+			var g *instance
 			gok := false
 			for {
 				if g, gok, err = got.next(); err != nil || !gok || g.parent >= lo {
@@ -532,7 +554,7 @@ func (s *Split) CheckChunk(c int, insts [][][]byte) (SplitExpansion, error) {
 				return x, fmt.Errorf("%w: partition %d was sent successor %d of state %d of chunk %d, which the state does not have", ErrSplitData, p, g.eidx, g.parent, c)
 			case !gok:
 				return x, fmt.Errorf("%w: partition %d was not sent successor %d of state %d of chunk %d", ErrSplitData, p, w.eidx, w.parent, c)
-			case !sameInstance(&w, &g):
+			case !sameInstance(w, g):
 				return x, fmt.Errorf("%w: partition %d was sent successor %d of state %d of chunk %d not as it is", ErrSplitData, p, w.eidx, w.parent, c)
 			default:
 				continue
@@ -561,20 +583,24 @@ type mergeInstance struct {
 	key    stateKey
 }
 
-// warmAhead is how far ahead of its lookups Merge reads the visited
-// set's slots (see stateStore.warm).
-const warmAhead = 8
+// baseEntry is what the replica's visited set holds for an instance's
+// key.
+type baseEntry struct {
+	mask uint64
+	seen bool
+}
 
-// mergeOverlay is the visited set as a merge sees it: the replica's,
-// with the merge's own stores on top (the replica changes only in
-// Advance, so a merge done twice decides the same).
-type mergeOverlay struct{ base, over *stateStore }
+// mergeOverlay is the visited set as a merge sees it: the replica's
+// (read before, a baseEntry an instance), with the merge's own stores on
+// top (the replica changes only in Advance, so a merge done twice
+// decides the same).
+type mergeOverlay struct{ over *stateStore }
 
-func (m *mergeOverlay) lookup(k stateKey) (uint64, bool) {
+func (m *mergeOverlay) lookup(k stateKey, base baseEntry) (uint64, bool) {
 	if v, ok := m.over.lookup(k); ok {
 		return v, true
 	}
-	return m.base.lookup(k)
+	return base.mask, base.seen
 }
 
 func (m *mergeOverlay) put(k stateKey, mask uint64) { m.over.put(k, mask) }

@@ -253,31 +253,31 @@ func uv(b []byte) (uint64, []byte, bool) {
 // fastEntry reads an instance as entry, perm and rest do, without
 // naming what is wrong: it reports false for anything they refuse, and
 // reads nothing then.
-func (r *batchReader) fastEntry(part int, prev *instance) (instance, bool) {
-	var in instance
+func (r *batchReader) fastEntry(in *instance, part int, prev *instance) bool {
 	s := r.s
 	b := r.b
 	parent, b, ok1 := uv(b)
 	if parent > uint64(s.Len()) {
-		return in, false
+		return false
 	}
 	if prev != nil {
 		parent += uint64(prev.parent)
 	}
 	eidx, b, ok2 := uv(b)
 	if !ok1 || !ok2 || parent >= uint64(s.Len()) || eidx > maxEidx || len(b) < 8 {
-		return in, false
+		return false
 	}
 	in.parent, in.eidx = uint32(parent), uint32(eidx)
 	in.key.fp = binary.LittleEndian.Uint64(b)
+	in.key.enc = ""
 	b = b[8:]
 	if s.Part(in.key.fp) != part {
-		return in, false
+		return false
 	}
 	if s.g.exact {
 		n, rest, ok := uv(b)
 		if !ok || n > uint64(len(rest)) {
-			return in, false
+			return false
 		}
 		in.key.enc, b = string(rest[:n]), rest[n:]
 	}
@@ -285,26 +285,26 @@ func (r *batchReader) fastEntry(part int, prev *instance) (instance, bool) {
 	perm, b, ok2 := uv(b)
 	n, b, ok3 := uv(b)
 	if !ok1 || !ok2 || !ok3 || !s.maskOK(mask) || perm > uint64(len(s.g.perms)) || n > uint64(len(b)) {
-		return in, false
+		return false
 	}
 	in.mask, in.perm = mask, int32(perm)-1
 	in.choices, b = b[:n:n], b[n:]
 	for c := in.choices; len(c) > 0; {
 		var ok bool
 		if _, c, ok = uv(c); !ok {
-			return in, false
+			return false
 		}
 	}
 	n, b, ok1 = uv(b)
 	if !ok1 || n > 64 || n > uint64(len(b)) {
-		return in, false
+		return false
 	}
 	a := *r.arena
 	start := len(a)
 	for range n {
 		i, rest, ok := uv(b)
 		if !ok || i > uint64(len(r.dict)) {
-			return in, false
+			return false
 		}
 		b = rest
 		if i < uint64(len(r.dict)) {
@@ -316,7 +316,7 @@ func (r *batchReader) fastEntry(part int, prev *instance) (instance, bool) {
 		rd, b3, ok3 := uv(b2)
 		wr, b4, ok4 := uv(b3)
 		if !ok1 || !ok2 || !ok3 || !ok4 || pg > 2*64-1 || mu > 1<<31 {
-			return in, false
+			return false
 		}
 		b = b4
 		z := footprint{proc: sim.ProcID(pg >> 1), global: pg&1 == 1, mutex: int32(int64(mu) - 1), reads: rd, writes: wr}
@@ -326,7 +326,7 @@ func (r *batchReader) fastEntry(part int, prev *instance) (instance, bool) {
 	in.sleep = a[start:len(a):len(a)]
 	*r.arena = a
 	r.b = b
-	return in, true
+	return true
 }
 
 // instanceCursor reads a partition's instance batches in order, one
@@ -336,51 +336,54 @@ type instanceCursor struct {
 	part    int
 	batches [][]byte
 	r       *batchReader
-	prev    instance
-	n       int // instances read
+	cur     instance // the instance read last
+	n       int      // instances read
 	arena   *[]footprint
 }
 
-// next returns the next instance; its slices are valid until the call
-// after next (the sleep set's memory is reused).
-func (c *instanceCursor) next() (instance, bool, error) {
+// next reads the next instance into the cursor and returns it; it and
+// its slices are valid until the next call (the cursor's memory is
+// reused).
+func (c *instanceCursor) next() (*instance, bool, error) {
 	for c.r == nil || len(c.r.b) == 0 {
 		if len(c.batches) == 0 {
-			return instance{}, false, nil
+			return nil, false, nil
 		}
 		b := c.batches[0]
 		c.batches = c.batches[1:]
 		if len(b) == 0 || b[0] != batchInstances {
-			return instance{}, false, fmt.Errorf("%w: not a batch of instances", ErrSplitData)
+			return nil, false, fmt.Errorf("%w: not a batch of instances", ErrSplitData)
 		}
-		c.r = &batchReader{s: c.s, b: b[1:], arena: c.arena}
-		c.r.first = true
+		if c.r == nil {
+			c.r = &batchReader{s: c.s, arena: c.arena}
+		}
+		c.r.b, c.r.dict, c.r.first = b[1:], c.r.dict[:0], true
 	}
 	r := c.r
 	*r.arena = (*r.arena)[:0]
-	var prev *instance
+	prev := instance{parent: c.cur.parent, eidx: c.cur.eidx} // what next compares and counts from
+	var pp *instance
 	if !r.first {
-		prev = &c.prev
+		pp = &prev
 	}
 	dict := len(r.dict)
-	in, ok := r.fastEntry(c.part, prev)
-	if !ok {
+	in := &c.cur
+	if !r.fastEntry(in, c.part, pp) {
 		// Read again field by field, for the error naming what is wrong.
 		*r.arena, r.dict = (*r.arena)[:0], r.dict[:dict]
-		in = r.entry(c.part, prev)
+		*in = r.entry(c.part, pp)
 		perm := r.uvarint("renaming", uint64(len(c.s.g.perms)))
 		in.perm = int32(perm) - 1
-		r.rest(&in)
+		r.rest(in)
 		if r.err == nil {
 			r.fail("an instance the fast reader refused") // never: both read the same format
 		}
 		return in, false, r.err
 	}
-	if c.n > 0 && !c.prev.before(&in) {
-		return in, false, fmt.Errorf("%w: instances out of the level's order (parent %d step %d after parent %d step %d)", ErrSplitData, in.parent, in.eidx, c.prev.parent, c.prev.eidx)
+	if c.n > 0 && !prev.before(in) {
+		return in, false, fmt.Errorf("%w: instances out of the level's order (parent %d step %d after parent %d step %d)", ErrSplitData, in.parent, in.eidx, prev.parent, prev.eidx)
 	}
 	r.first = false
-	c.prev = in
 	c.n++
 	return in, true, nil
 }
@@ -428,15 +431,15 @@ type keptCursor struct {
 	next0   int // the index after the last decision's
 }
 
-func (c *keptCursor) next() (instance, bool, error) {
+func (c *keptCursor) next() (*instance, bool, error) {
 	for c.r == nil || len(c.r.b) == 0 {
 		if len(c.batches) == 0 {
-			return instance{}, false, nil
+			return nil, false, nil
 		}
 		b := c.batches[0]
 		c.batches = c.batches[1:]
 		if len(b) == 0 || b[0] != batchDecisions {
-			return instance{}, false, fmt.Errorf("%w: not a batch of decisions", ErrSplitData)
+			return nil, false, fmt.Errorf("%w: not a batch of decisions", ErrSplitData)
 		}
 		c.r = &batchReader{s: c.insts.s, b: b[1:]}
 		start := c.r.uvarint("first decision's index", 1<<40)
@@ -444,7 +447,7 @@ func (c *keptCursor) next() (instance, bool, error) {
 			c.r.fail("decisions from instance %d after instance %d", start, c.next0)
 		}
 		if c.r.err != nil {
-			return instance{}, false, c.r.err
+			return nil, false, c.r.err
 		}
 		c.next0 = int(start)
 	}
@@ -462,7 +465,7 @@ func (c *keptCursor) next() (instance, bool, error) {
 		r.fail("decision %d: mask %#x or only %#x names processes the model does not have", i, mask, only)
 	}
 	if r.err != nil {
-		return instance{}, false, r.err
+		return nil, false, r.err
 	}
 	for {
 		in, ok, err := c.insts.next()
@@ -482,4 +485,30 @@ func (c *keptCursor) next() (instance, bool, error) {
 		c.next0 = i + 1
 		return in, true, nil
 	}
+}
+
+// countDecisions counts the entries of decision batches, as far as they
+// read (it is a size hint: keptCursor checks them).
+func countDecisions(batches [][]byte) int {
+	n := 0
+	for _, b := range batches {
+		if len(b) == 0 || b[0] != batchDecisions {
+			continue
+		}
+		_, b, ok := uv(b[1:])
+		for ok && len(b) > 0 {
+			var v uint64
+			if v, b, ok = uv(b); !ok {
+				break
+			}
+			n++
+			if v&1 != 0 {
+				_, b, ok = uv(b)
+			}
+			if ok && v&2 != 0 {
+				_, b, ok = uv(b)
+			}
+		}
+	}
+	return n
 }

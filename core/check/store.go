@@ -122,14 +122,6 @@ func (s *stateStore) warm(fps []uint64) uint64 {
 	return x
 }
 
-// warm1 is warm for one key, for a store no other goroutine writes.
-func (s *stateStore) warm1(fp uint64) uint64 {
-	if s.exact || s.shared {
-		return 0
-	}
-	return s.fps[stateKey{fp: fp}.group()].d.peek(fp)
-}
-
 // startPhase records the tables a parallel phase's warm-ups read; it is
 // called between phases, when no worker runs.
 func (s *stateStore) startPhase() {
