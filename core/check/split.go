@@ -169,7 +169,9 @@ type SplitExpansion struct {
 // Expand expands chunks [lo, hi) of the current level, as the local
 // search does, and hands each partition's instances to flush in batches
 // of about limit bytes (each batch is decoded on its own; a partition's
-// batches come in order). It stops at the first chunk with a violation.
+// batches come in order; a batch's memory is reused once flush returns:
+// flush copies what it keeps). It stops at the first chunk with a
+// violation.
 func (s *Split) Expand(sc *Scratch, lo, hi, limit int, flush func(part int, batch []byte) error) (SplitExpansion, error) {
 	return s.expand(sc, lo, hi, limit, s.checkEvery, flush)
 }
@@ -274,7 +276,8 @@ type SplitMerge struct {
 // Merge decides the instances sent to one partition for the current
 // level (batches: every range's, ranges in order) and hands its
 // decisions (which instances are kept, with which sleep mask) to flush
-// in batches of about limit bytes. It does not change the replica:
+// in batches of about limit bytes (reused once flush returns, as
+// Expand's). It does not change the replica:
 // Advance does, with every partition's instances and decisions.
 func (s *Split) Merge(part int, batches [][]byte, limit int, flush func(batch []byte) error) (SplitMerge, error) {
 	if part < 0 || part >= s.parts {

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -332,7 +333,11 @@ func (p *publisher) publish(subject string, data []byte) error {
 	if p.err != nil {
 		return p.err
 	}
-	ack, err := p.w.js.PublishAsync(subject, data, jetstream.WithMsgID(subject))
+	// An asynchronous publication keeps its bytes until JetStream
+	// acknowledges them (it sends them again if no server answered), and
+	// Split reuses a batch's memory once the batch is handed over: the
+	// publication gets its own copy.
+	ack, err := p.w.js.PublishAsync(subject, bytes.Clone(data), jetstream.WithMsgID(subject))
 	if err != nil {
 		p.err = err
 		return err

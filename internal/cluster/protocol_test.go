@@ -3,6 +3,8 @@ package cluster
 import (
 	"errors"
 	"testing"
+
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 func TestTaskValidateBoundsParts(t *testing.T) {
@@ -74,5 +76,33 @@ func TestLevelDataFilesBatchesBySubject(t *testing.T) {
 		if err := d.add(bad, nil); !errors.Is(err, errBadBatch) {
 			t.Errorf("%s: %v", bad, err)
 		}
+	}
+}
+
+// keptPublisher is a JetStream that keeps what is published to it, as an
+// asynchronous publication does until it is acknowledged.
+type keptPublisher struct {
+	jetstream.JetStream
+	kept [][]byte
+}
+
+func (k *keptPublisher) PublishAsync(subject string, data []byte, _ ...jetstream.PublishOpt) (jetstream.PubAckFuture, error) {
+	k.kept = append(k.kept, data)
+	return nil, nil
+}
+
+// A batch's memory is reused by Split once the publisher returns, and an
+// asynchronous publication is sent again from the bytes it was given if
+// no server answered: the publisher must hand JetStream its own copy.
+func TestPublisherKeepsItsOwnCopy(t *testing.T) {
+	js := &keptPublisher{}
+	p := &publisher{w: &Worker{js: js}}
+	buf := []byte("first batch")
+	if err := p.publish("rt.bfs.x.inst.0.0.0.0", buf); err != nil {
+		t.Fatal(err)
+	}
+	copy(buf, "second batc")
+	if got := string(js.kept[0]); got != "first batch" {
+		t.Fatalf("the publication holds %q after its batch's memory was reused", got)
 	}
 }
