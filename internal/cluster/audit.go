@@ -129,7 +129,7 @@ func (a *bfsAudit) retry(ctx context.Context, f func() error) error {
 			since = time.Now()
 		}
 		if time.Since(since) >= a.s.c.opts.LostAfter {
-			return fmt.Errorf("%w: reading the level's batches for the audit: %v", ErrLost, err)
+			return fmt.Errorf("%w: the NATS cluster was unreachable for %v while the level's batches were read for the audit (last error: %v)", ErrLost, time.Since(since).Round(time.Millisecond), err)
 		}
 		select {
 		case <-ctx.Done():

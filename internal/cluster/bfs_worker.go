@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -34,14 +35,20 @@ func decSubject(id string, level, part, k int) string {
 	return fmt.Sprintf("%s%s.dec.%d.%d.%d", bfsSubject, id, level, part, k)
 }
 
-// levelFilter is every batch of a level; partFilter a partition's
-// instances of a level.
+// levelFilter is every batch of a level.
 func levelFilter(id string, level int) string {
 	return fmt.Sprintf("%s%s.*.%d.>", bfsSubject, id, level)
 }
 
-func partFilter(id string, level, part int) string {
-	return fmt.Sprintf("%s%s.inst.%d.%d.>", bfsSubject, id, level, part)
+// rangeFilter is what expand task t of a level sent to partition part
+// ("*": to every partition); decFilter is a partition's decisions ("*":
+// every partition's).
+func rangeFilter(id string, level int, part string, t int) string {
+	return fmt.Sprintf("%s%s.inst.%d.%s.%d.*", bfsSubject, id, level, part, t)
+}
+
+func decFilter(id string, level int, part string) string {
+	return fmt.Sprintf("%s%s.dec.%d.%s.*", bfsSubject, id, level, part)
 }
 
 // levelData is a level's batches as Advance takes them: by partition,
@@ -53,11 +60,13 @@ type levelData struct {
 	// keys are each batch's (range, batch) from its subject.
 	instKeys, decKeys [][][2]int
 	bytes             int
+	// have is the subjects filed: a batch read twice is filed once.
+	have map[string]bool
 }
 
 func newLevelData(id string, level, parts int) *levelData {
 	return &levelData{id: id, level: level, insts: make([][][]byte, parts), decs: make([][][]byte, parts),
-		instKeys: make([][][2]int, parts), decKeys: make([][][2]int, parts)}
+		instKeys: make([][][2]int, parts), decKeys: make([][][2]int, parts), have: map[string]bool{}}
 }
 
 // add files a message by its subject. A subject no task writes is
@@ -77,6 +86,9 @@ func (d *levelData) add(subject string, data []byte) error {
 		}
 		n[i] = v
 	}
+	if d.have[subject] {
+		return nil
+	}
 	switch p := n[0]; {
 	case p >= len(d.insts):
 		return bad
@@ -90,6 +102,7 @@ func (d *levelData) add(subject string, data []byte) error {
 		return bad
 	}
 	d.bytes += len(data)
+	d.have[subject] = true
 	return nil
 }
 
@@ -104,9 +117,13 @@ func (d *levelData) sort() {
 	}
 }
 
-// read reads the batches on filter into d, sorted.
-func (d *levelData) read(ctx context.Context, js jetstream.JetStream, filter string) error {
-	err := readStream(ctx, js, filter, func(m jetstream.Msg) error { return d.add(m.Subject(), m.Data()) })
+// read reads the batches on filters into d (none: nothing to read), and
+// sorts what d holds.
+func (d *levelData) read(ctx context.Context, js jetstream.JetStream, filters ...string) error {
+	var err error
+	if len(filters) > 0 {
+		err = readStream(ctx, js, filters, func(m jetstream.Msg) error { return d.add(m.Subject(), m.Data()) })
+	}
 	d.sort()
 	return err
 }
@@ -157,6 +174,50 @@ const keyChecks = 8
 type replica struct {
 	mu    sync.RWMutex
 	split *check.Split
+	// own is what this process's tasks published for the replica's
+	// level: advancing reads the rest from JetStream.
+	own ownBatches
+}
+
+// ownBatches are the batches a process's tasks of one level published
+// (and JetStream stored from them, not from another publisher): the
+// expand tasks (ranges) and merges (partitions) done here in full.
+// Tasks add to them concurrently, under the replica's read lock.
+type ownBatches struct {
+	mu      sync.Mutex
+	level   int
+	batches map[string][]byte
+	ranges  map[int]bool
+	merges  map[int]bool
+}
+
+// keep records a task's batches, if it is of the level the batches are
+// of (a task holds the replica's read lock: the level does not move).
+func (o *ownBatches) keep(level int, kind string, index int, sent map[string][]byte) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.batches == nil || o.level != level {
+		o.level, o.batches, o.ranges, o.merges = level, map[string][]byte{}, map[int]bool{}, map[int]bool{}
+	}
+	for subj, b := range sent {
+		o.batches[subj] = b
+	}
+	if kind == kindExpand {
+		o.ranges[index] = true
+	} else {
+		o.merges[index] = true
+	}
+}
+
+// of returns a copy of the batches kept for a level (nil maps for
+// none): tasks still running add to them.
+func (o *ownBatches) of(level int) ownBatches {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.level != level || o.batches == nil {
+		return ownBatches{}
+	}
+	return ownBatches{level: level, batches: maps.Clone(o.batches), ranges: maps.Clone(o.ranges), merges: maps.Clone(o.merges)}
 }
 
 // replicas are the replicas a process holds, by search: the workers of
@@ -225,8 +286,31 @@ func (w *Worker) advance(ctx context.Context, r *replica, t task) error {
 	if level >= t.Level {
 		return nil
 	}
+	// What this process published for the level is here already; the
+	// rest (the other processes' ranges and merges) is read.
 	d := newLevelData(t.Search, level, t.Parts)
-	if err := d.read(ctx, w.js, levelFilter(t.Search, level)); errors.Is(err, errBadBatch) {
+	own := r.own.of(level)
+	for subj, b := range own.batches {
+		if err := d.add(subj, b); err != nil {
+			return &taskError{err}
+		}
+	}
+	var filters []string
+	for i := range expandTasks(level, r.split.Chunks()) {
+		if !own.ranges[i] {
+			filters = append(filters, rangeFilter(t.Search, level, "*", i))
+		}
+	}
+	if len(own.merges) == 0 || t.Parts-len(own.merges) > maxLevelRanges {
+		filters = append(filters, decFilter(t.Search, level, "*")) // what is here is skipped
+	} else {
+		for p := range t.Parts {
+			if !own.merges[p] {
+				filters = append(filters, decFilter(t.Search, level, strconv.Itoa(p)))
+			}
+		}
+	}
+	if err := d.read(ctx, w.js, filters...); errors.Is(err, errBadBatch) {
 		return &taskError{err}
 	} else if err != nil {
 		return err
@@ -287,8 +371,23 @@ func (w *Worker) bfsTask(ctx context.Context, t task) (rangeResult, bool) {
 		}
 		res.Transitions, res.Depth, res.Cut, res.Sampled, res.ViolationChunk = x.Transitions, x.Depth, x.Cut, x.Sampled, x.FoundChunk+1
 	case kindMerge:
+		// The instances this process's expansions sent are here; the
+		// other ranges' are read.
 		d := newLevelData(t.Search, t.Level, t.Parts)
-		if err := d.read(ctx, w.js, partFilter(t.Search, t.Level, t.Part)); errors.Is(err, errBadBatch) {
+		own := r.own.of(t.Level)
+		for subj, b := range own.batches {
+			if err := d.add(subj, b); err != nil {
+				res.Error = err.Error()
+				return res, true
+			}
+		}
+		var filters []string
+		for i := range expandTasks(t.Level, r.split.Chunks()) {
+			if !own.ranges[i] {
+				filters = append(filters, rangeFilter(t.Search, t.Level, strconv.Itoa(t.Part), i))
+			}
+		}
+		if err := d.read(ctx, w.js, filters...); errors.Is(err, errBadBatch) {
 			res.Error = err.Error()
 			return res, true
 		} else if err != nil {
@@ -312,6 +411,16 @@ func (w *Worker) bfsTask(ctx context.Context, t task) (rangeResult, bool) {
 	if pub.wait(ctx) != nil {
 		return res, false
 	}
+	if !pub.dup {
+		// JetStream stored these bytes, not another publisher's under
+		// the same subjects: this process's next advance need not read
+		// them back.
+		index := t.Index
+		if t.Kind == kindMerge {
+			index = t.Part
+		}
+		r.own.keep(t.Level, t.Kind, index, pub.sent)
+	}
 	res.Bytes = pub.bytes
 	return res, true
 }
@@ -327,6 +436,10 @@ type publisher struct {
 	acks  []jetstream.PubAckFuture
 	bytes int
 	err   error
+	// sent is the batches published, by subject; dup says JetStream
+	// had one of them already (a repeated task's, or a forger's).
+	sent map[string][]byte
+	dup  bool
 }
 
 func (p *publisher) publish(subject string, data []byte) error {
@@ -337,11 +450,16 @@ func (p *publisher) publish(subject string, data []byte) error {
 	// acknowledges them (it sends them again if no server answered), and
 	// Split reuses a batch's memory once the batch is handed over: the
 	// publication gets its own copy.
-	ack, err := p.w.js.PublishAsync(subject, bytes.Clone(data), jetstream.WithMsgID(subject))
+	data = bytes.Clone(data)
+	ack, err := p.w.js.PublishAsync(subject, data, jetstream.WithMsgID(subject))
 	if err != nil {
 		p.err = err
 		return err
 	}
+	if p.sent == nil {
+		p.sent = map[string][]byte{}
+	}
+	p.sent[subject] = data
 	p.acks = append(p.acks, ack)
 	p.bytes += len(data)
 	return nil
@@ -352,7 +470,8 @@ func (p *publisher) wait(ctx context.Context) error {
 	timeout := time.After(p.w.opts.AckWait)
 	for _, ack := range p.acks {
 		select {
-		case <-ack.Ok():
+		case a := <-ack.Ok():
+			p.dup = p.dup || a.Duplicate
 		case err := <-ack.Err():
 			return err
 		case <-ctx.Done():
@@ -367,15 +486,17 @@ func (p *publisher) wait(ctx context.Context) error {
 
 var errShort = errors.New("cluster: a stream ended before its messages were read")
 
-func readStream(ctx context.Context, js jetstream.JetStream, filter string, f func(jetstream.Msg) error) error {
-	st, total, cons, err := openRead(ctx, js, filter)
-	if err != nil || total == 0 {
+// readStream hands f the messages of the bfs stream on filters (one or
+// more subject filters).
+func readStream(ctx context.Context, js jetstream.JetStream, filters []string, f func(jetstream.Msg) error) error {
+	total, cons, err := openRead(ctx, js, filters)
+	if err != nil {
 		return err
 	}
 	defer func() {
 		dctx, stop := context.WithTimeout(context.Background(), 5*time.Second)
 		defer stop()
-		_ = st.DeleteConsumer(dctx, cons.CachedInfo().Name)
+		_ = js.DeleteConsumer(dctx, bfsStream, cons.CachedInfo().Name)
 	}()
 	for read, tries := uint64(0), 0; read < total; {
 		batch, err := cons.Fetch(int(min(total-read, 256)), jetstream.FetchMaxWait(5*time.Second))
@@ -412,51 +533,43 @@ func readStream(ctx context.Context, js jetstream.JetStream, filter string, f fu
 	return nil
 }
 
-// openRead counts the messages on filter and makes an ephemeral consumer
-// for reading them (one left behind by a crash goes away after
-// InactiveThreshold). A replicated stream whose leader is moving answers
-// "no responders" for a moment: that is retried for up to 5s here rather
-// than costing the task a redelivery after AckWait.
-func openRead(ctx context.Context, js jetstream.JetStream, filter string) (jetstream.Stream, uint64, jetstream.Consumer, error) {
+// openRead makes an ephemeral consumer of the messages on filters and
+// counts them (a new consumer's pending messages are all of them; one
+// left behind by a crash goes away after InactiveThreshold). A
+// replicated stream whose leader is moving answers "no responders" for a
+// moment: that is retried for up to 5s here rather than costing the task
+// a redelivery after AckWait.
+func openRead(ctx context.Context, js jetstream.JetStream, filters []string) (uint64, jetstream.Consumer, error) {
 	for try := 0; ; try++ {
-		st, total, cons, err := openReadOnce(ctx, js, filter)
+		total, cons, err := openReadOnce(ctx, js, filters)
 		if err == nil || !errors.Is(err, nats.ErrNoResponders) || try == 20 {
-			return st, total, cons, err
+			return total, cons, err
 		}
 		select {
 		case <-ctx.Done():
-			return nil, 0, nil, ctx.Err()
+			return 0, nil, ctx.Err()
 		case <-time.After(250 * time.Millisecond):
 		}
 	}
 }
 
-func openReadOnce(ctx context.Context, js jetstream.JetStream, filter string) (jetstream.Stream, uint64, jetstream.Consumer, error) {
+func openReadOnce(ctx context.Context, js jetstream.JetStream, filters []string) (uint64, jetstream.Consumer, error) {
 	// A request whose server goes away is never answered: bound each
 	// attempt, or a task would wait (and heartbeat) for ever.
 	ctx, stop := context.WithTimeout(ctx, publishWait)
 	defer stop()
-	st, err := js.Stream(ctx, bfsStream)
-	if err != nil {
-		return nil, 0, nil, err
-	}
-	info, err := st.Info(ctx, jetstream.WithSubjectFilter(filter))
-	if err != nil {
-		return nil, 0, nil, err
-	}
-	var total uint64
-	for _, n := range info.State.Subjects {
-		total += n
-	}
-	if total == 0 {
-		return st, 0, nil, nil
-	}
-	cons, err := st.CreateConsumer(ctx, jetstream.ConsumerConfig{
-		FilterSubject: filter, AckPolicy: jetstream.AckNonePolicy, DeliverPolicy: jetstream.DeliverAllPolicy,
+	cfg := jetstream.ConsumerConfig{
+		AckPolicy: jetstream.AckNonePolicy, DeliverPolicy: jetstream.DeliverAllPolicy,
 		InactiveThreshold: time.Minute, MemoryStorage: true,
-	})
-	if err != nil {
-		return nil, 0, nil, err
 	}
-	return st, total, cons, nil
+	if len(filters) == 1 {
+		cfg.FilterSubject = filters[0]
+	} else {
+		cfg.FilterSubjects = filters
+	}
+	cons, err := js.CreateConsumer(ctx, bfsStream, cfg)
+	if err != nil {
+		return 0, nil, err
+	}
+	return cons.CachedInfo().NumPending, cons, nil
 }
