@@ -158,6 +158,9 @@ type Scratch struct {
 	decoded *sim.World
 	// h hashes the state Expander.ExpandWith is given, to check its key.
 	h sim.Hasher
+	// out is Split.Expand's batch writers, a partition each (their
+	// memory kept from one range to the next).
+	out []instanceWriter
 }
 
 // runTask runs task i of the current phase with sc (nil: its own).

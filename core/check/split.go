@@ -188,9 +188,15 @@ func (s *Split) expand(sc *Scratch, lo, hi, limit int, every uint64, flush func(
 		sc.rb = rebuilder{b: b}
 	}
 	rb := &sc.rb
-	out := make([]instanceWriter, s.parts)
+	if len(sc.out) != s.parts || sc.out[0].exact != g.exact {
+		sc.out = make([]instanceWriter, s.parts)
+		for p := range sc.out {
+			sc.out[p] = newInstanceWriter(g.exact)
+		}
+	}
+	out := sc.out
 	for p := range out {
-		out[p] = newInstanceWriter(g.exact)
+		out[p].reset()
 	}
 	var flushErr error
 	send := func(p int) {
