@@ -14,7 +14,10 @@ import (
 
 // maxLevelRanges bounds the expand tasks of a level: enough for workers to
 // share a level evenly, few enough that a level is a handful of batches
-// per pair of range and partition.
+// per pair of range and partition. Below it, a level has two ranges for
+// each worker heard from in the level before (see bfsSearch.workers):
+// each range costs a task round and a batch for each partition, so two
+// workers cut a level in 4, not 16.
 const maxLevelRanges = 16
 
 // bfsSearch is one distributed bfs: the local bfs split at its phases
@@ -42,6 +45,8 @@ type bfsSearch struct {
 	seqs     map[uint64]string
 	// bytes is the data the tasks published (the network cost).
 	bytes int
+	// heard is the level each worker (by name) last answered a task of.
+	heard map[string]int
 }
 
 // Search a bfs: the local bfs's result (see the package documentation).
@@ -49,6 +54,7 @@ func (s *bfsSearch) run(ctx context.Context) (check.Result, error) {
 	s.results = make(chan rangeResult, 64)
 	s.exceeded = make(chan uint64, 16)
 	s.seqs = map[uint64]string{}
+	s.heard = map[string]int{}
 	stop, err := s.subscribe(ctx)
 	if err != nil {
 		return check.Result{}, err
@@ -63,7 +69,7 @@ func (s *bfsSearch) run(ctx context.Context) (check.Result, error) {
 		level := s.split.Depth()
 		tasks := queued
 		if tasks == nil {
-			tasks = expandTasks(level, s.split.Chunks())
+			tasks = expandTasks(level, s.split.Chunks(), s.workers(level))
 			if err := s.queue(ctx, tasks); err != nil {
 				return s.fail(ctx, o, err)
 			}
@@ -125,7 +131,7 @@ func (s *bfsSearch) run(ctx context.Context) (check.Result, error) {
 		// level found forged fails the search, expansions and all).
 		queued = nil
 		if kept > 0 && s.split.States()+fresh < s.cfg.Budget.States {
-			queued = expandTasks(level+1, (kept+check.SplitChunk-1)/check.SplitChunk)
+			queued = expandTasks(level+1, (kept+check.SplitChunk-1)/check.SplitChunk, s.workers(level+1))
 			if err := s.queue(ctx, queued); err != nil {
 				return s.fail(ctx, o, err)
 			}
@@ -159,15 +165,35 @@ func (s *bfsSearch) run(ctx context.Context) (check.Result, error) {
 // level cut into ranges of a chunk each would be many small messages.
 const minRangeChunks = 4
 
-// expandTasks are a level's expand tasks: its chunks cut into at most
-// maxLevelRanges ranges of nearly equal size, of minRangeChunks or more.
-func expandTasks(level, chunks int) []task {
+// expandTasks are a level's expand tasks: its chunks cut into ranges of
+// nearly equal size, of minRangeChunks or more, at most maxLevelRanges
+// and two for each of workers (0: not known yet).
+func expandTasks(level, chunks, workers int) []task {
 	n := max(1, min(chunks/minRangeChunks, maxLevelRanges))
+	if workers > 0 {
+		n = max(1, min(n, 2*workers))
+	}
 	out := make([]task, n)
 	for i := range n {
 		out[i] = task{Kind: kindExpand, Level: level, Index: i, Lo: i * chunks / n, Hi: (i + 1) * chunks / n}
 	}
 	return out
+}
+
+// workers is the number of workers that answered a task of the level
+// before the given one (0 at the first levels). It grows as fast as
+// needed: with two ranges a worker, workers not heard from take the
+// tasks the others leave, and are heard from the next level. A worker
+// names itself, so a worker lying about its name can at most raise the
+// level's ranges to maxLevelRanges.
+func (s *bfsSearch) workers(level int) int {
+	n := 0
+	for _, l := range s.heard {
+		if l >= level-1 {
+			n++
+		}
+	}
+	return n
 }
 
 func (s *bfsSearch) report(o check.Outcome, frontier int) {
@@ -235,6 +261,9 @@ func (s *bfsSearch) wait(ctx context.Context, tasks []task) ([]rangeResult, erro
 			}
 			got[r.Index], have[r.Index] = r, true
 			left--
+			if _, known := s.heard[r.Worker]; known || len(s.heard) < 4*maxLevelRanges {
+				s.heard[r.Worker] = level // bounded: names are the workers' word
+			}
 		case seq := <-s.exceeded:
 			if id, ok := s.seqs[seq]; ok {
 				return nil, fmt.Errorf("%w: task %s was handed to %d workers and none finished it", ErrLost, id, c.opts.MaxDeliver)

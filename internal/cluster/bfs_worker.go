@@ -296,7 +296,7 @@ func (w *Worker) advance(ctx context.Context, r *replica, t task) error {
 		}
 	}
 	var filters []string
-	for i := range expandTasks(level, r.split.Chunks()) {
+	for i := range maxLevelRanges { // the level's ranges (a range it did not have matches nothing)
 		if !own.ranges[i] {
 			filters = append(filters, rangeFilter(t.Search, level, "*", i))
 		}
@@ -382,7 +382,7 @@ func (w *Worker) bfsTask(ctx context.Context, t task) (rangeResult, bool) {
 			}
 		}
 		var filters []string
-		for i := range expandTasks(t.Level, r.split.Chunks()) {
+		for i := range maxLevelRanges {
 			if !own.ranges[i] {
 				filters = append(filters, rangeFilter(t.Search, t.Level, strconv.Itoa(t.Part), i))
 			}

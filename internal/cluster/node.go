@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"runtime"
 
 	"github.com/nats-io/nats.go"
@@ -72,7 +73,7 @@ func StartNode(reg *scenario.Registry, o NodeOptions) (*Node, error) {
 	}
 	o.Options.replicas = newReplicas() // one copy of a bfs search for the process
 	for i := 0; i < workers; i++ {
-		name := fmt.Sprintf("racetrack-worker-%d", i)
+		name := workerName(i)
 		nc, err := connectWorker(name)
 		if err != nil {
 			n.Close()
@@ -137,7 +138,7 @@ func RunWorkers(ctx context.Context, reg *scenario.Registry, url string, auth Cl
 	}()
 	opts.replicas = newReplicas() // one copy of a bfs search for the process
 	for i := 0; i < workers; i++ {
-		name := fmt.Sprintf("racetrack-worker-%d", i)
+		name := workerName(i)
 		nc, err := Dial(url, name, auth)
 		if err != nil {
 			return err
@@ -152,3 +153,10 @@ func RunWorkers(ctx context.Context, reg *scenario.Registry, url string, auth Cl
 	<-ctx.Done()
 	return nil
 }
+
+// processTag tells this process's workers from another process's in
+// their names (a search's coordinator counts the workers it hears from).
+var processTag = fmt.Sprintf("%06x", rand.Uint32()>>8)
+
+// workerName is the name of a process's i-th worker.
+func workerName(i int) string { return fmt.Sprintf("racetrack-worker-%s-%d", processTag, i) }

@@ -106,3 +106,39 @@ func TestPublisherKeepsItsOwnCopy(t *testing.T) {
 		t.Fatalf("the publication holds %q after its batch's memory was reused", got)
 	}
 }
+
+// A level has two ranges for each worker heard from in the level before,
+// between one and maxLevelRanges, of minRangeChunks chunks or more, and
+// its ranges cover its chunks once, in order.
+func TestExpandTasksFollowTheWorkers(t *testing.T) {
+	for _, c := range []struct{ chunks, workers, want int }{
+		{400, 0, maxLevelRanges}, // nobody heard from yet
+		{400, 1, 2},
+		{400, 2, 4},
+		{400, 100, maxLevelRanges},
+		{9, 8, 2}, // 9 chunks make two ranges of minRangeChunks or more
+		{3, 2, 1},
+	} {
+		tasks := expandTasks(7, c.chunks, c.workers)
+		if len(tasks) != c.want {
+			t.Errorf("%d chunks, %d workers: %d ranges, want %d", c.chunks, c.workers, len(tasks), c.want)
+		}
+		next := 0
+		for i, tk := range tasks {
+			if tk.Kind != kindExpand || tk.Level != 7 || tk.Index != i || tk.Lo != next || tk.Hi <= tk.Lo {
+				t.Fatalf("%d chunks, %d workers: task %d is %+v after chunk %d", c.chunks, c.workers, i, tk, next)
+			}
+			next = tk.Hi
+		}
+		if next != c.chunks {
+			t.Errorf("%d chunks, %d workers: the ranges end at chunk %d", c.chunks, c.workers, next)
+		}
+	}
+	s := &bfsSearch{heard: map[string]int{"a": 4, "b": 5, "c": 5, "d": 2}}
+	if n := s.workers(6); n != 2 {
+		t.Errorf("%d workers heard from at level 5, want 2 (b, c)", n)
+	}
+	if n := s.workers(5); n != 3 {
+		t.Errorf("%d workers heard from at levels 4 and on, want 3", n)
+	}
+}
