@@ -432,6 +432,9 @@ func (s *Split) Advance(insts, decisions [][][]byte) (SplitAdvance, error) {
 	// more: the next level's reuse their memory.
 	old := s.b.curSleep
 	sleep := sleepArena{sets: old.sets[:0], off: old.off[:0], only: old.only[:0]}
+	if cap(sleep.off) < hint+1 {
+		sleep.off = make([]uint32, 0, hint+1)
+	}
 	fps := s.spareFps[:0]
 	if cap(fps) < hint {
 		fps = make([]uint64, 0, hint)
