@@ -184,8 +184,14 @@ type replica struct {
 // expand tasks (ranges) and merges (partitions) done here in full.
 // Tasks add to them concurrently, under the replica's read lock.
 type ownBatches struct {
-	mu      sync.Mutex
-	level   int
+	mu    sync.Mutex
+	level int
+	ownLevel
+}
+
+// ownLevel is a level's own batches: by subject, with the ranges and
+// partitions whose tasks published them.
+type ownLevel struct {
 	batches map[string][]byte
 	ranges  map[int]bool
 	merges  map[int]bool
@@ -211,13 +217,37 @@ func (o *ownBatches) keep(level int, kind string, index int, sent map[string][]b
 
 // of returns a copy of the batches kept for a level (nil maps for
 // none): tasks still running add to them.
-func (o *ownBatches) of(level int) ownBatches {
+func (o *ownBatches) of(level int) ownLevel {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.level != level || o.batches == nil {
-		return ownBatches{}
+		return ownLevel{}
 	}
-	return ownBatches{level: level, batches: maps.Clone(o.batches), ranges: maps.Clone(o.ranges), merges: maps.Clone(o.merges)}
+	return ownLevel{batches: maps.Clone(o.batches), ranges: maps.Clone(o.ranges), merges: maps.Clone(o.merges)}
+}
+
+// missing is the subject filters of the ranges of the level not expanded
+// here, for partition part ("*": every partition). The ranges are
+// enumerated to maxLevelRanges: one the level did not have matches
+// nothing.
+func (o ownLevel) missing(id string, level int, part string) []string {
+	var filters []string
+	for i := range maxLevelRanges {
+		if !o.ranges[i] {
+			filters = append(filters, rangeFilter(id, level, part, i))
+		}
+	}
+	return filters
+}
+
+// addOwn files the batches this process published for the level.
+func (d *levelData) addOwn(own ownLevel) error {
+	for subj, b := range own.batches {
+		if err := d.add(subj, b); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // replicas are the replicas a process holds, by search: the workers of
@@ -290,17 +320,10 @@ func (w *Worker) advance(ctx context.Context, r *replica, t task) error {
 	// rest (the other processes' ranges and merges) is read.
 	d := newLevelData(t.Search, level, t.Parts)
 	own := r.own.of(level)
-	for subj, b := range own.batches {
-		if err := d.add(subj, b); err != nil {
-			return &taskError{err}
-		}
+	if err := d.addOwn(own); err != nil {
+		return &taskError{err}
 	}
-	var filters []string
-	for i := range maxLevelRanges { // the level's ranges (a range it did not have matches nothing)
-		if !own.ranges[i] {
-			filters = append(filters, rangeFilter(t.Search, level, "*", i))
-		}
-	}
+	filters := own.missing(t.Search, level, "*")
 	if len(own.merges) == 0 || t.Parts-len(own.merges) > maxLevelRanges {
 		filters = append(filters, decFilter(t.Search, level, "*")) // what is here is skipped
 	} else {
@@ -375,19 +398,11 @@ func (w *Worker) bfsTask(ctx context.Context, t task) (rangeResult, bool) {
 		// other ranges' are read.
 		d := newLevelData(t.Search, t.Level, t.Parts)
 		own := r.own.of(t.Level)
-		for subj, b := range own.batches {
-			if err := d.add(subj, b); err != nil {
-				res.Error = err.Error()
-				return res, true
-			}
+		if err := d.addOwn(own); err != nil {
+			res.Error = err.Error()
+			return res, true
 		}
-		var filters []string
-		for i := range maxLevelRanges {
-			if !own.ranges[i] {
-				filters = append(filters, rangeFilter(t.Search, t.Level, strconv.Itoa(t.Part), i))
-			}
-		}
-		if err := d.read(ctx, w.js, filters...); errors.Is(err, errBadBatch) {
+		if err := d.read(ctx, w.js, own.missing(t.Search, t.Level, strconv.Itoa(t.Part))...); errors.Is(err, errBadBatch) {
 			res.Error = err.Error()
 			return res, true
 		} else if err != nil {
