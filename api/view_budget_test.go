@@ -7,8 +7,10 @@ import (
 	"net/http"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -21,12 +23,26 @@ import (
 const longPhilo = `{"scenario":"dining-philosophers","seed":1,"params":{"philosophers":12,"meals":100}}`
 
 // holdAllBut reserves all of the budget but free bytes, until the test
-// releases it.
+// releases it. It first waits for the requests answered before to give
+// back their own reservations (views and exports, session requests):
+// they do so just after the answer is sent, and one given back under the
+// hold would free memory the hold meant to take. None of these tests
+// holds a view, an export or a stream at rest.
 func holdAllBut(t *testing.T, ts *testServer, free int64) *grant {
 	t.Helper()
+	require.Eventually(t, func() bool {
+		return reservedFor(t, ts, kindStream) == 0 && reservedFor(t, ts, kindExport) == 0
+	}, 10*time.Second, time.Millisecond, "an answered request's reservation was not given back")
 	hold, err := ts.mem.reserve(kindRun, ts.mem.free()-free, memoryHint{what: "the test"})
 	require.NoError(t, err)
 	return hold
+}
+
+// reservedFor reads the budget's gauge of what kind holds.
+func reservedFor(t *testing.T, ts *testServer, kind string) float64 {
+	var m dto.Metric
+	require.NoError(t, ts.mem.reserved.WithLabelValues(kind).Write(&m))
+	return m.GetGauge().GetValue()
 }
 
 // viewNeeds is what the views of a run's last step reserve.
@@ -76,6 +92,7 @@ func TestViewsReserveWhatTheyGrowTo(t *testing.T) {
 	} {
 		t.Run(c.path, func(t *testing.T) {
 			hold := holdAllBut(t, ts, c.need-1)
+			defer hold.release()
 			res := ts.get(t, "/api/v1/runs/"+run.ID+c.path)
 			require.Equal(t, http.StatusServiceUnavailable, res.Status, "%s", res.Body)
 			assert.NotEmpty(t, res.Header.Get("Retry-After"))
@@ -135,6 +152,7 @@ func TestSessionViewsAreBudgeted(t *testing.T) {
 	} {
 		t.Run(c.method, func(t *testing.T) {
 			hold := holdAllBut(t, ts, c.need-1)
+			defer hold.release()
 			r := sc.call(c.method, c.args)
 			require.NotNil(t, r.Error, "%s was computed without its reservation", c.method)
 			assert.Equal(t, session.CodeBusy, r.Error.Code)
