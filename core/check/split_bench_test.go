@@ -82,3 +82,59 @@ func BenchmarkSplitPhases(b *testing.B) {
 		b.ReportMetric(float64(bytes)/float64(local.States), "B/state")
 	}
 }
+
+// BenchmarkSplitReplica is what a replica costs a state: a new replica
+// advanced through every level of Vitess fixed C=3 ITER=2 (the levels'
+// batches made once, before the timer), as every worker process and the
+// coordinator of a distributed bfs advance theirs.
+func BenchmarkSplitReplica(b *testing.B) {
+	reg := catalog.New()
+	cfg := check.Config{Scenario: "vitess-messager", Preset: "lock-level", Variant: "fixed", Params: map[string]any{"clients": 3, "iterations": 2},
+		Strategy: check.BFS, Reductions: check.DefaultReductions(check.BFS)}
+	const parts = 8
+	s, err := check.NewSplit(reg, cfg, parts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	type level struct{ insts, decs [][][]byte }
+	var levels []level
+	keep := func(dst *[][]byte) func([]byte) error {
+		return func(bt []byte) error { *dst = append(*dst, append([]byte(nil), bt...)); return nil }
+	}
+	for {
+		l := level{make([][][]byte, parts), make([][][]byte, parts)}
+		if _, err := s.Expand(nil, 0, s.Chunks(), 256<<10, func(p int, bt []byte) error { return keep(&l.insts[p])(bt) }); err != nil {
+			b.Fatal(err)
+		}
+		for p := range parts {
+			if _, err := s.Merge(p, l.insts[p], 256<<10, keep(&l.decs[p])); err != nil {
+				b.Fatal(err)
+			}
+		}
+		levels = append(levels, l)
+		adv, err := s.Advance(l.insts, l.decs)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if adv.Next == 0 {
+			break
+		}
+	}
+	states := s.States()
+	b.ResetTimer()
+	for range b.N {
+		r, err := check.NewSplit(reg, cfg, parts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, l := range levels {
+			if _, err := r.Advance(l.insts, l.decs); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if r.States() != states {
+			b.Fatalf("replica: %d states, not %d", r.States(), states)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(states), "ns/state")
+}

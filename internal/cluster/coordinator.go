@@ -39,6 +39,9 @@ type Coordinator struct {
 
 // NewCoordinator uses nc (the caller keeps it and closes it).
 func NewCoordinator(nc *nats.Conn, reg *scenario.Registry, opts Options) (*Coordinator, error) {
+	if opts.Parts > MaxParts {
+		return nil, fmt.Errorf("cluster: Options.Parts is %d, over the %d a bfs may be split into", opts.Parts, MaxParts)
+	}
 	opts = opts.withDefaults()
 	js, err := jetstream.New(nc)
 	if err != nil {

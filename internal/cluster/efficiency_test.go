@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -26,7 +27,7 @@ var (
 	effIterations = flag.Int("cluster.iterations", 1, "BenchmarkBFSEfficiency: the Vitess iterations (ITER)")
 	effWorkers    = flag.Int("cluster.workers", 2, "BenchmarkBFSEfficiency: the worker processes")
 	effStates     = flag.Int("cluster.states", 0, "BenchmarkBFSEfficiency: the state budget (0: the default, 2,000,000)")
-	effProfile    = flag.String("cluster.cpuprofile", "", "BenchmarkBFSEfficiency: write each worker process's CPU profile to this path with .<n> appended")
+	effProfile    = flag.String("cluster.cpuprofile", "", "BenchmarkBFSEfficiency: write each worker process's CPU profile to this path with .<n> appended, and this process's (the coordinator's and the NATS server's, during the distributed search) with .coordinator")
 )
 
 // BenchmarkBFSEfficiency runs one Vitess bfs locally (internal/parallel
@@ -86,9 +87,21 @@ func BenchmarkBFSEfficiency(b *testing.B) {
 		for _, p := range procs {
 			workers0 += procCPU(b, p.cmd.Process.Pid)
 		}
+		stopProfile := func() {}
+		if *effProfile != "" {
+			f, err := os.Create(*effProfile + ".coordinator")
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := pprof.StartCPUProfile(f); err != nil {
+				b.Fatal(err)
+			}
+			stopProfile = func() { pprof.StopCPUProfile(); f.Close() }
+		}
 		cpu0, start = selfCPU(), time.Now()
 		dist, err := coord.Search(context.Background(), cfg, nil)
 		distWall, ownCPU := time.Since(start), selfCPU()-cpu0
+		stopProfile()
 		workersCPU := -workers0
 		peakRSS := 0.0
 		for _, p := range procs {

@@ -129,7 +129,7 @@ type Options struct {
 	// of three).
 	Replicas int
 	// Parts is the number of fingerprint ranges a bfs is partitioned
-	// into (default 8).
+	// into (default 8, at most MaxParts: NewCoordinator refuses more).
 	Parts int
 	// onTask, if set, is called as a worker starts a task, saying whether
 	// another worker had it before (tests use it to kill a worker that
@@ -157,7 +157,6 @@ func (o Options) withDefaults() Options {
 	if o.Parts <= 0 {
 		o.Parts = 8
 	}
-	o.Parts = min(o.Parts, MaxParts)
 	if o.Replicas <= 0 {
 		o.Replicas = 1
 	}

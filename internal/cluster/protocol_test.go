@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -140,5 +141,14 @@ func TestExpandTasksFollowTheWorkers(t *testing.T) {
 	}
 	if n := s.workers(5); n != 3 {
 		t.Errorf("%d workers heard from at levels 4 and on, want 3", n)
+	}
+}
+
+// TestCoordinatorRefusesTooManyParts: Options.Parts over MaxParts is an
+// error naming it, not a smaller number taken in its place.
+func TestCoordinatorRefusesTooManyParts(t *testing.T) {
+	_, err := NewCoordinator(nil, nil, Options{Parts: MaxParts + 1})
+	if err == nil || !strings.Contains(err.Error(), "Options.Parts is 1025") {
+		t.Fatalf("NewCoordinator with %d parts: %v", MaxParts+1, err)
 	}
 }
