@@ -51,13 +51,13 @@ func BenchmarkBFSEfficiency(b *testing.B) {
 		Budget: check.Budget{States: *effStates}}
 	for i := 0; i < b.N; i++ {
 		old := debug.SetGCPercent(parallel.ExhaustiveGCPercent)
-		cpu0, start := selfCPU(), time.Now()
+		cpu0, sys0, start := selfCPU(), selfSys(), time.Now()
 		x, err := check.New(catalog.New(), cfg)
 		if err != nil {
 			b.Fatal(err)
 		}
 		local := parallel.Run(x, 0)
-		localWall, localCPU := time.Since(start), selfCPU()-cpu0
+		localWall, localCPU, localSys := time.Since(start), selfCPU()-cpu0, selfSys()-sys0
 		debug.SetGCPercent(old)
 		x = nil
 		runtime.GC()
@@ -83,9 +83,10 @@ func BenchmarkBFSEfficiency(b *testing.B) {
 			}
 			procs = append(procs, startWorkerProcess(b, emb, false, &redelivered, env...))
 		}
-		workers0 := 0.0
+		workers0, workersSys0 := 0.0, 0.0
 		for _, p := range procs {
-			workers0 += procCPU(b, p.cmd.Process.Pid)
+			cpu, sys := procCPU(b, p.cmd.Process.Pid)
+			workers0, workersSys0 = workers0+cpu, workersSys0+sys
 		}
 		stopProfile := func() {}
 		if *effProfile != "" {
@@ -98,14 +99,16 @@ func BenchmarkBFSEfficiency(b *testing.B) {
 			}
 			stopProfile = func() { pprof.StopCPUProfile(); f.Close() }
 		}
-		cpu0, start = selfCPU(), time.Now()
+		cpu0, sys0, start = selfCPU(), selfSys(), time.Now()
 		dist, err := coord.Search(context.Background(), cfg, nil)
-		distWall, ownCPU := time.Since(start), selfCPU()-cpu0
+		distWall, ownCPU, distSys := time.Since(start), selfCPU()-cpu0, selfSys()-sys0
 		stopProfile()
 		workersCPU := -workers0
+		distSys -= workersSys0
 		peakRSS := 0.0
 		for _, p := range procs {
-			workersCPU += procCPU(b, p.cmd.Process.Pid)
+			cpu, sys := procCPU(b, p.cmd.Process.Pid)
+			workersCPU, distSys = workersCPU+cpu, distSys+sys
 			peakRSS = max(peakRSS, procPeakRSS(b, p.cmd.Process.Pid))
 			if *effProfile != "" {
 				p.interrupt()
@@ -124,17 +127,24 @@ func BenchmarkBFSEfficiency(b *testing.B) {
 		b.ReportMetric(localCPU/distCPU, "efficiency")
 		b.ReportMetric(distWall.Seconds()/localWall.Seconds(), "wall-ratio")
 		b.ReportMetric(float64(bytes)/float64(dist.States), "B/state")
-		b.Logf("%d states (exhaustive: %v): local %.1fs wall %.1fs CPU; cluster (%d worker processes) %.1fs wall, %.1fs CPU (coordinator and NATS server %.1fs, workers %.1fs); efficiency %.2f, wall ratio %.2f, %.1f B/state published; a worker's peak RSS %.0f MiB",
-			local.States, local.Exhaustive, localWall.Seconds(), localCPU, *effWorkers, distWall.Seconds(), distCPU, ownCPU, workersCPU,
+		b.Logf("%d states (exhaustive: %v): local %.1fs wall %.1fs CPU (kernel %.1fs); cluster (%d worker processes) %.1fs wall, %.1fs CPU (coordinator and NATS server %.1fs, workers %.1fs; kernel %.1fs); efficiency %.2f, wall ratio %.2f, %.1f B/state published; a worker's peak RSS %.0f MiB",
+			local.States, local.Exhaustive, localWall.Seconds(), localCPU, localSys, *effWorkers, distWall.Seconds(), distCPU, ownCPU, workersCPU, distSys,
 			localCPU/distCPU, distWall.Seconds()/localWall.Seconds(), float64(bytes)/float64(dist.States), peakRSS)
 	}
 }
 
-// selfCPU is this process's user and system CPU seconds so far.
+// selfCPU is this process's user and system CPU seconds so far, selfSys
+// its system (kernel) seconds alone.
 func selfCPU() float64 {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}
+
+func selfSys() float64 {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Stime.Nano()).Seconds()
 }
 
 // procPeakRSS is a running process's peak resident memory in MiB
@@ -157,9 +167,10 @@ func procPeakRSS(b *testing.B, pid int) float64 {
 	return 0
 }
 
-// procCPU is a running process's user and system CPU seconds so far
-// (/proc/<pid>/stat, fields 14 and 15, in clock ticks of 1/100 s).
-func procCPU(b *testing.B, pid int) float64 {
+// procCPU is a running process's user and system CPU seconds so far,
+// and its system seconds alone (/proc/<pid>/stat, fields 14 and 15, in
+// clock ticks of 1/100 s).
+func procCPU(b *testing.B, pid int) (float64, float64) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		b.Fatal(err)
@@ -171,5 +182,5 @@ func procCPU(b *testing.B, pid int) float64 {
 	if err1 != nil || err2 != nil {
 		b.Fatalf("/proc/%d/stat: %q", pid, data)
 	}
-	return (utime + stime) / 100
+	return (utime + stime) / 100, stime / 100
 }
