@@ -59,6 +59,7 @@ func TestCachedRunsHoldMemoryUntilEvictedAndUnused(t *testing.T) {
 	c := dial(t, ctx, wsURL(ts, "/api/v1/session"), nil)
 	sc := &sessionClient{t: t, ctx: ctx, c: c}
 	require.Nil(t, sc.call("open", `{"spec":`+philoSpec+`}`).Error)
+	settled(t, ts)
 	assert.Equal(t, rec.size, ts.mem.inUse(), "the idle socket holds no stream share, only the run it opened")
 	ts.timelines.evict(1 << 40)
 	assert.Zero(t, ts.timelines.len())

@@ -86,6 +86,7 @@ func TestExportsHaveAConcurrencyLimit(t *testing.T) {
 	<-ts.exportSlots
 	res = ts.get(t, "/api/v1/runs/"+run.ID+"/export?format=json")
 	assert.Equal(t, http.StatusOK, res.Status)
+	settled(t, ts)
 	assert.Zero(t, ts.mem.inUse()-ts.timelinesBytes(), "the export's memory is given back")
 }
 

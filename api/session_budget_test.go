@@ -136,12 +136,14 @@ func TestHeldRunIsNotRecordedTwice(t *testing.T) {
 	sc := dialSession(t, ts)
 	var sum scenario.Summary
 	sc.result("open", `{"spec":`+philoSpec+`}`, &sum)
+	settled(t, ts)
 	held := ts.mem.inUse()
 	require.Positive(t, held)
 	ts.timelines.evict(1 << 40)
 	require.Zero(t, ts.timelines.len())
 	require.Nil(t, sc.call("steps", `{"run":"`+sum.ID+`","from":0,"limit":5}`).Error)
 	require.Nil(t, sc.call("open", `{"spec":`+philoSpec+`}`).Error)
+	settled(t, ts)
 	assert.Equal(t, held, ts.mem.inUse(), "the held run stays counted once")
 	assert.Zero(t, ts.timelines.len(), "and is not recorded again into the cache")
 }

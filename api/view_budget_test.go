@@ -30,12 +30,21 @@ const longPhilo = `{"scenario":"dining-philosophers","seed":1,"params":{"philoso
 // holds a view, an export or a stream at rest.
 func holdAllBut(t *testing.T, ts *testServer, free int64) *grant {
 	t.Helper()
-	require.Eventually(t, func() bool {
-		return reservedFor(t, ts, kindStream) == 0 && reservedFor(t, ts, kindExport) == 0
-	}, 10*time.Second, time.Millisecond, "an answered request's reservation was not given back")
+	settled(t, ts)
 	hold, err := ts.mem.reserve(kindRun, ts.mem.free()-free, memoryHint{what: "the test"})
 	require.NoError(t, err)
 	return hold
+}
+
+// settled waits until the requests answered before have given back their
+// own reservations (views and exports, session requests: just after the
+// answer is sent, which the client may read first), so that what stays
+// reserved is what is held at rest.
+func settled(t *testing.T, ts *testServer) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		return reservedFor(t, ts, kindStream) == 0 && reservedFor(t, ts, kindExport) == 0
+	}, 10*time.Second, time.Millisecond, "an answered request's reservation was not given back")
 }
 
 // reservedFor reads the budget's gauge of what kind holds.
