@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -551,7 +552,7 @@ func readStream(ctx context.Context, js jetstream.JetStream, cover string, filte
 // openRead counts the messages on filters and makes an ephemeral
 // consumer of them (one left behind by a crash goes away after
 // InactiveThreshold). The count is the stream's own, by subject under
-// cover: a new consumer's pending count was seen short once (a merge's
+// cover (each matched against filters by the NATS server's own rule): a new consumer's pending count was seen short once (a merge's
 // decisions left out of a level the coordinator read, under -race), and
 // a read that stops at a short count loses batches without a word. A
 // replicated stream whose leader is moving answers "no responders" for a
@@ -586,7 +587,7 @@ func openReadOnce(ctx context.Context, js jetstream.JetStream, cover string, fil
 	}
 	var total uint64
 	for subj, n := range info.State.Subjects {
-		if slices.ContainsFunc(filters, func(f string) bool { return subjectMatches(subj, f) }) {
+		if slices.ContainsFunc(filters, func(f string) bool { return server.SubjectMatchesFilter(subj, f) }) {
 			total += n
 		}
 	}
@@ -607,21 +608,4 @@ func openReadOnce(ctx context.Context, js jetstream.JetStream, cover string, fil
 		return 0, nil, err
 	}
 	return total, cons, nil
-}
-
-// subjectMatches says whether a subject matches a filter of tokens, '*'
-// (any one token) and a last '>' (one token or more).
-func subjectMatches(subject, filter string) bool {
-	st, ft := strings.Split(subject, "."), strings.Split(filter, ".")
-	for i, f := range ft {
-		switch {
-		case f == ">":
-			return i == len(ft)-1 && len(st) > i
-		case i >= len(st):
-			return false
-		case f != "*" && f != st[i]:
-			return false
-		}
-	}
-	return len(st) == len(ft)
 }

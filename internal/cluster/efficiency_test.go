@@ -51,13 +51,16 @@ func BenchmarkBFSEfficiency(b *testing.B) {
 		Budget: check.Budget{States: *effStates}}
 	for i := 0; i < b.N; i++ {
 		old := debug.SetGCPercent(parallel.ExhaustiveGCPercent)
-		cpu0, sys0, start := selfCPU(), selfSys(), time.Now()
+		cpu0, sys0 := selfCPU()
+		start := time.Now()
 		x, err := check.New(catalog.New(), cfg)
 		if err != nil {
 			b.Fatal(err)
 		}
 		local := parallel.Run(x, 0)
-		localWall, localCPU, localSys := time.Since(start), selfCPU()-cpu0, selfSys()-sys0
+		localWall := time.Since(start)
+		cpu1, sys1 := selfCPU()
+		localCPU, localSys := cpu1-cpu0, sys1-sys0
 		debug.SetGCPercent(old)
 		x = nil
 		runtime.GC()
@@ -99,9 +102,12 @@ func BenchmarkBFSEfficiency(b *testing.B) {
 			}
 			stopProfile = func() { pprof.StopCPUProfile(); f.Close() }
 		}
-		cpu0, sys0, start = selfCPU(), selfSys(), time.Now()
+		cpu0, sys0 = selfCPU()
+		start = time.Now()
 		dist, err := coord.Search(context.Background(), cfg, nil)
-		distWall, ownCPU, distSys := time.Since(start), selfCPU()-cpu0, selfSys()-sys0
+		distWall := time.Since(start)
+		cpu1, sys1 = selfCPU()
+		ownCPU, distSys := cpu1-cpu0, sys1-sys0
 		stopProfile()
 		workersCPU := -workers0
 		distSys -= workersSys0
@@ -133,18 +139,12 @@ func BenchmarkBFSEfficiency(b *testing.B) {
 	}
 }
 
-// selfCPU is this process's user and system CPU seconds so far, selfSys
-// its system (kernel) seconds alone.
-func selfCPU() float64 {
+// selfCPU is this process's user and system CPU seconds so far, and its
+// system (kernel) seconds alone.
+func selfCPU() (float64, float64) {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
-}
-
-func selfSys() float64 {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Stime.Nano()).Seconds()
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds(), time.Duration(ru.Stime.Nano()).Seconds()
 }
 
 // procPeakRSS is a running process's peak resident memory in MiB

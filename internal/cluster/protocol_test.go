@@ -152,23 +152,3 @@ func TestCoordinatorRefusesTooManyParts(t *testing.T) {
 		t.Fatalf("NewCoordinator with %d parts: %v", MaxParts+1, err)
 	}
 }
-
-func TestSubjectMatches(t *testing.T) {
-	for _, c := range []struct {
-		subject, filter string
-		want            bool
-	}{
-		{"rt.bfs.x.dec.5.7.0", "rt.bfs.x.dec.5.*.*", true},
-		{"rt.bfs.x.dec.5.7.0", "rt.bfs.x.dec.5.6.*", false},
-		{"rt.bfs.x.dec.5.7.0", "rt.bfs.x.*.5.>", true},
-		{"rt.bfs.x.dec.5", "rt.bfs.x.*.5.>", false},
-		{"rt.bfs.x.inst.5.7.2.0", "rt.bfs.x.inst.5.*.2.*", true},
-		{"rt.bfs.x.inst.5.7.2.0", "rt.bfs.x.inst.5.*.12.*", false},
-		{"rt.bfs.x.inst.5.7.2.0.1", "rt.bfs.x.inst.5.*.2.*", false},
-		{"rt.bfs.x.inst.5.7", "rt.bfs.x.inst.5.*.2.*", false},
-	} {
-		if got := subjectMatches(c.subject, c.filter); got != c.want {
-			t.Errorf("subjectMatches(%q, %q) = %v", c.subject, c.filter, got)
-		}
-	}
-}
