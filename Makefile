@@ -11,7 +11,7 @@ WASMDIR   := $(GOROOT)/lib/wasm
 ADDR      ?= 127.0.0.1:8080
 GOSRC     := $(shell find core wasm -name '*.go' 2>/dev/null) go.mod
 
-.PHONY: run test test-full wasm vet test-native test-race test-wasm test-wasm-explorers test-cli test-examples test-sweeps vulncheck bench bench-cluster clean
+.PHONY: run test test-full wasm vet test-native test-go test-e2e test-race test-wasm test-wasm-explorers test-cli test-examples test-sweeps vulncheck bench bench-cluster clean
 
 wasm: static/app.wasm static/wasm_exec.js
 
@@ -32,9 +32,15 @@ vet:
 # Every package's tests without the race detector, the long ones skipped
 # (-short: the big sweeps, the exhaustive searches of the benchmark size,
 # the tests that build binaries, clone the repository or start NATS
-# clusters and processes).
-test-native:
-	$(GO) test -short ./...
+# clusters and processes): test-e2e (the page in headless Chromium) and
+# test-go (every other package), which make test runs side by side.
+test-native: test-go test-e2e
+
+test-go:
+	$(GO) test -short $$($(GO) list ./... | grep -v '/e2e$$')
+
+test-e2e:
+	$(GO) test -short ./e2e
 
 # The core's tests again, compiled to wasm and run under Node (-short), so
 # native and browser builds are held to the same golden hashes. The
@@ -59,7 +65,12 @@ test-examples:
 	cd examples/ownmodel && $(GO) vet ./... && GOOS=js GOARCH=wasm $(GO) vet . ./cmd/wasm && $(GO) test ./... && bin=$$(mktemp -d)/ownmodel && $(GO) build -o $$bin ./cmd/ownmodel && { $$bin verify -scenario ownmodel -variant unfenced -exhaustive bfs; test $$? -eq 12; } && $$bin verify -scenario ownmodel -variant fencing -exhaustive bfs
 
 # The developer loop (the aim: 6 min or less on a fresh clone, 2 quiet cores).
-test: wasm vet test-native test-wasm test-cli test-examples
+# After the build and vet, its parts run side by side, each one's output
+# printed whole when it ends (-O): the browser tests, the longest part,
+# spend much of their time waiting on Chromium, and the other parts fill
+# the cores meanwhile. make test-native and the others run one part alone.
+test: wasm vet
+	@$(MAKE) --no-print-directory -j5 -O test-e2e test-go test-wasm test-cli test-examples
 
 # The slow tier, which CI runs after make test: every test of every
 # package under the race detector, the long ones -short skips included;
