@@ -73,7 +73,7 @@ test-examples:
 # part alone.
 test: wasm vet
 	@$(MAKE) --no-print-directory test-e2e & e2e=$$!; \
-	nice -n 19 $(MAKE) --no-print-directory -j4 -O test-go test-wasm test-cli test-examples; rest=$$?; \
+	GOFLAGS="$$GOFLAGS -p=4" nice -n 19 $(MAKE) --no-print-directory -j4 -O test-go test-wasm test-cli test-examples; rest=$$?; \
 	wait $$e2e; e2e=$$?; \
 	if [ $$e2e -ne 0 ] || [ $$rest -ne 0 ]; then echo "make test: FAILED (browser tests: exit $$e2e; the others: exit $$rest)"; exit 1; fi
 
