@@ -65,15 +65,15 @@ test-examples:
 	cd examples/ownmodel && $(GO) vet ./... && GOOS=js GOARCH=wasm $(GO) vet . ./cmd/wasm && $(GO) test ./... && bin=$$(mktemp -d)/ownmodel && $(GO) build -o $$bin ./cmd/ownmodel && { $$bin verify -scenario ownmodel -variant unfenced -exhaustive bfs; test $$? -eq 12; } && $$bin verify -scenario ownmodel -variant fencing -exhaustive bfs
 
 # The developer loop (the aim: 6 min or less on a fresh clone, 2 quiet cores).
-# After the build and vet, the browser tests (the longest part, which
-# spends much of its time waiting on Chromium) run beside the other parts;
-# those run at the lowest priority (nice 19), so they fill the cores while
-# Chromium waits and never slow the page's timed steps. Each part's output
-# is printed whole when it ends. make test-native and the others run one
-# part alone.
-test: wasm vet
+# After the wasm build, the browser tests (the longest part, which waits on
+# Chromium much of its time) run beside the other parts, vet among them.
+# Those run at the lowest priority (nice 19): they take what Chromium
+# leaves, and the browser tests' timed waits keep their margin. Each
+# part's output is printed whole when it ends. make test-native and the
+# others run one part alone.
+test: wasm
 	@$(MAKE) --no-print-directory test-e2e & e2e=$$!; \
-	GOFLAGS="$$GOFLAGS -p=4" nice -n 19 $(MAKE) --no-print-directory -j4 -O test-go test-wasm test-cli test-examples; rest=$$?; \
+	nice -n 19 $(MAKE) --no-print-directory -j4 -O vet test-go test-wasm test-cli test-examples; rest=$$?; \
 	wait $$e2e; e2e=$$?; \
 	if [ $$e2e -ne 0 ] || [ $$rest -ne 0 ]; then echo "make test: FAILED (browser tests: exit $$e2e; the others: exit $$rest)"; exit 1; fi
 
