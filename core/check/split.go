@@ -142,6 +142,25 @@ func (s *Split) States() int { return s.g.store.Len() }
 // Exact reports whether states are stored by their encodings.
 func (s *Split) Exact() bool { return s.g.exact }
 
+// Parts is the number of partitions the current level's successors fall
+// into.
+func (s *Split) Parts() int { return s.parts }
+
+// SetParts sets the number of partitions the current level's successors
+// fall into (NewSplit's until set; Advance keeps it for the next level).
+// The visited set is not partitioned, only a level's instances are: a
+// level may have more partitions than the one before when more parties
+// share its merges. Every party must use the same number for a level,
+// and set it before the level's first Expand, Merge, Advance or
+// CheckChunk; like Advance, it must run alone.
+func (s *Split) SetParts(parts int) error {
+	if parts < 1 || parts > MaxSplitParts {
+		return fieldErr("parts", "%d partitions; a split bfs has 1 to %d", parts, MaxSplitParts)
+	}
+	s.parts = parts
+	return nil
+}
+
 // Part is the partition a fingerprint falls in: parts equal ranges of
 // its top bits.
 func (s *Split) Part(fp uint64) int { return partOf(fp, s.parts) }

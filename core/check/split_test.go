@@ -17,11 +17,19 @@ import (
 // and two workers' replicas; each level's chunks cut into ranges of
 // rangeChunks, expanded by the workers in turn, each partition merged by
 // one of them, every replica advanced with every partition's kept list.
-// Batches are cut at limit bytes.
-func splitBFS(t *testing.T, reg *scenario.Registry, cfg check.Config, parts, rangeChunks, limit int) check.Result {
+// Batches are cut at limit bytes. A level has parts partitions (0: a
+// number that changes from level to level, as a cluster's does when
+// workers join, set on every replica with SetParts).
+func splitBFS(t *testing.T, reg *scenario.Registry, cfg check.Config, partsArg, rangeChunks, limit int) check.Result {
 	t.Helper()
+	partsAt := func(level int) int {
+		if partsArg > 0 {
+			return partsArg
+		}
+		return []int{1, 3, 2, 5, 8}[level%5]
+	}
 	mk := func() *check.Split {
-		s, err := check.NewSplit(reg, cfg, parts)
+		s, err := check.NewSplit(reg, cfg, partsAt(0))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -32,6 +40,12 @@ func splitBFS(t *testing.T, reg *scenario.Registry, cfg check.Config, parts, ran
 	scratch := []*check.Scratch{{}, {}}
 	var o check.Outcome
 	for {
+		parts := partsAt(coord.Depth())
+		for _, s := range append([]*check.Split{coord}, workers...) {
+			if err := s.SetParts(parts); err != nil {
+				t.Fatal(err)
+			}
+		}
 		chunks := coord.Chunks()
 		insts := make([][][]byte, parts)
 		found := -1
@@ -104,8 +118,9 @@ func splitBFS(t *testing.T, reg *scenario.Registry, cfg check.Config, parts, ran
 
 // Split across replicas, ranges and partitions, a bfs is the local bfs:
 // the whole result is equal, transitions included, for every bfs
-// configuration, both storages, one and several partitions, ranges of one
-// chunk and of several, batches cut small and not at all (with -short,
+// configuration, both storages, one and several partitions (and a number
+// that changes from level to level), ranges of one chunk and of several,
+// batches cut small and not at all (with -short,
 // one of those shapes for each configuration and storage, in turn).
 func TestSplitGivesTheLocalResult(t *testing.T) {
 	reg := catalog.New()
@@ -113,7 +128,7 @@ func TestSplitGivesTheLocalResult(t *testing.T) {
 	if len(cfgs) < 4 {
 		t.Fatalf("only %d bfs configurations", len(cfgs))
 	}
-	shapes := [][3]int{{1, 1, 1 << 30}, {3, 1, 64}, {8, 3, 4096}}
+	shapes := [][3]int{{1, 1, 1 << 30}, {3, 1, 64}, {8, 3, 4096}, {0, 2, 1024}}
 	for i, cfg := range cfgs {
 		for j, storage := range check.Storages {
 			cfg.Storage = storage
@@ -122,7 +137,7 @@ func TestSplitGivesTheLocalResult(t *testing.T) {
 				if testing.Short() && k != (i+j)%len(shapes) {
 					continue // one shape a configuration, each in turn
 				}
-				name := fmt.Sprintf("%s/%s/%s %+v %s, %d parts, ranges of %d chunks, batches of %d bytes", cfg.Scenario, cfg.Preset, cfg.Variant, cfg.Reductions, cfg.Storage, shape[0], shape[1], shape[2])
+				name := fmt.Sprintf("%s/%s/%s %+v %s, %d parts (0: varying), ranges of %d chunks, batches of %d bytes", cfg.Scenario, cfg.Preset, cfg.Variant, cfg.Reductions, cfg.Storage, shape[0], shape[1], shape[2])
 				got := splitBFS(t, reg, cfg, shape[0], shape[1], shape[2])
 				if !reflect.DeepEqual(got, local) {
 					t.Fatalf("%s:\n got %+v\nlocal %+v", name, got, local)
@@ -230,6 +245,36 @@ func TestSplitRefusesMalformedBatches(t *testing.T) {
 	if _, err := s.Merge(p, [][]byte{good}, 1<<20, func([]byte) error { return nil }); err != nil {
 		t.Fatalf("the good batch after the bad ones: %v", err)
 	}
+}
+
+// SetParts refuses a number of partitions a split cannot have, naming
+// the field, and keeps the one it had; instances routed under another
+// number of partitions than the replica's for the level are refused.
+func TestSplitSetPartsRefusesBadCounts(t *testing.T) {
+	s := newSmallSplit(t, 2)
+	for _, n := range []int{0, -1, check.MaxSplitParts + 1} {
+		var fe *scenario.FieldError
+		if err := s.SetParts(n); !errors.As(err, &fe) || fe.Field != "parts" {
+			t.Fatalf("SetParts(%d): %v", n, err)
+		}
+		if s.Parts() != 2 {
+			t.Fatalf("SetParts(%d) left %d partitions", n, s.Parts())
+		}
+	}
+	insts := expandLevel(t, s, 2)
+	if err := s.SetParts(3); err != nil {
+		t.Fatal(err)
+	}
+	for p := range 2 {
+		if len(insts[p]) == 0 {
+			continue
+		}
+		if _, err := s.Merge(p, insts[p], 1<<20, func([]byte) error { return nil }); !errors.Is(err, check.ErrSplitData) {
+			t.Fatalf("partition %d of 2 merged as one of 3: %v", p, err)
+		}
+		return
+	}
+	t.Fatal("the level sent nothing")
 }
 
 // CheckChunk takes a chunk's successors as its expansion sent them, and
