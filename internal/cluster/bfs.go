@@ -39,10 +39,15 @@ type bfsSearch struct {
 	split    *check.Split // the coordinator's replica
 	id       string
 	progress func(check.Progress)
-	parts    int
-	results  chan rangeResult
-	exceeded chan uint64
-	seqs     map[uint64]string
+	// maxParts bounds a level's partitions; partsFrom is the
+	// partitions of the levels before partsDecided, as changes
+	// (task.PartsFrom).
+	maxParts     int
+	partsFrom    [][2]int
+	partsDecided int
+	results      chan rangeResult
+	exceeded     chan uint64
+	seqs         map[uint64]string
 	// bytes is the data the tasks published (the network cost).
 	bytes int
 	// heard is the level each worker (by name) last answered a task of.
@@ -67,6 +72,9 @@ func (s *bfsSearch) run(ctx context.Context) (check.Result, error) {
 	var queued []task // the next level's expand tasks, queued already
 	for {
 		level := s.split.Depth()
+		if err := s.split.SetParts(s.setParts(level)); err != nil {
+			return s.fail(ctx, o, err)
+		}
 		tasks := queued
 		if tasks == nil {
 			tasks = expandTasks(level, s.split.Chunks(), s.workers(level))
@@ -107,7 +115,7 @@ func (s *bfsSearch) run(ctx context.Context) (check.Result, error) {
 			o.States = s.split.States()
 			return s.split.Result(o), nil
 		}
-		merges := make([]task, s.parts)
+		merges := make([]task, s.partsAt(level))
 		for p := range merges {
 			merges[p] = task{Kind: kindMerge, Level: level, Index: p, Part: p}
 		}
@@ -131,6 +139,7 @@ func (s *bfsSearch) run(ctx context.Context) (check.Result, error) {
 		// level found forged fails the search, expansions and all).
 		queued = nil
 		if kept > 0 && s.split.States()+fresh < s.cfg.Budget.States {
+			s.setParts(level + 1)
 			queued = expandTasks(level+1, (kept+check.SplitChunk-1)/check.SplitChunk, s.workers(level+1))
 			if err := s.queue(ctx, queued); err != nil {
 				return s.fail(ctx, o, err)
@@ -196,6 +205,35 @@ func (s *bfsSearch) workers(level int) int {
 	return n
 }
 
+// setParts decides the partitions of a level (once: a level's are kept)
+// and returns them: one for each worker that answered a task of the
+// level before, rounded up to a power of two, at most maxParts, and never
+// fewer than the level before had. They only double, so a task carries
+// a few changes at most (maxPartsSteps).
+func (s *bfsSearch) setParts(level int) int {
+	if level < s.partsDecided {
+		return s.partsAt(level)
+	}
+	s.partsDecided = level + 1
+	prev := 0
+	if n := len(s.partsFrom); n > 0 {
+		prev = s.partsFrom[n-1][1]
+	}
+	p := 1
+	for p < s.workers(level) {
+		p *= 2
+	}
+	if p = max(min(p, s.maxParts), prev); p != prev {
+		s.partsFrom = append(s.partsFrom, [2]int{level, p})
+	}
+	return p
+}
+
+// partsAt is the partitions of a level setParts decided.
+func (s *bfsSearch) partsAt(level int) int {
+	return task{PartsFrom: s.partsFrom}.partsAt(level)
+}
+
 func (s *bfsSearch) report(o check.Outcome, frontier int) {
 	if s.progress != nil {
 		s.progress(check.Progress{States: o.States, Transitions: o.Transitions, Depth: o.Depth, Frontier: frontier})
@@ -221,7 +259,12 @@ func (s *bfsSearch) taskID(t task) string {
 func (s *bfsSearch) queue(ctx context.Context, tasks []task) error {
 	c := s.c
 	for _, t := range tasks {
-		t.Search, t.Parts, t.Config = s.id, s.parts, s.cfg
+		t.Search, t.Parts, t.Config = s.id, s.partsAt(t.Level), s.cfg
+		for _, st := range s.partsFrom {
+			if st[0] <= t.Level {
+				t.PartsFrom = append(t.PartsFrom, st)
+			}
+		}
 		msgID := s.taskID(t)
 		t.Token = c.token(msgID)
 		data, _ := json.Marshal(t)
@@ -355,4 +398,5 @@ func (s *bfsSearch) cleanup() {
 	}
 	_ = c.nc.Flush()
 	c.lastBytes.Store(int64(s.bytes))
+	c.lastParts.Store(int64(s.partsAt(s.split.Depth())))
 }

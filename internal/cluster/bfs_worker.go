@@ -287,6 +287,10 @@ func (w *Worker) at(ctx context.Context, t task) (*replica, error) {
 	for {
 		r.mu.RLock()
 		if r.split != nil && r.split.Depth() == t.Level {
+			if r.split.Parts() != t.Parts {
+				r.mu.RUnlock()
+				return nil, &taskError{fmt.Errorf("cluster: a task of level %d in %d partitions, but the replica's level has %d", t.Level, t.Parts, r.split.Parts())}
+			}
 			return r, nil
 		}
 		if r.split != nil && r.split.Depth() > t.Level {
@@ -305,7 +309,7 @@ func (w *Worker) advance(ctx context.Context, r *replica, t task) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.split == nil {
-		s, err := check.NewSplit(w.reg, t.Config, t.Parts)
+		s, err := check.NewSplit(w.reg, t.Config, t.partsAt(0))
 		if err != nil {
 			return &taskError{err}
 		}
@@ -319,16 +323,17 @@ func (w *Worker) advance(ctx context.Context, r *replica, t task) error {
 	}
 	// What this process published for the level is here already; the
 	// rest (the other processes' ranges and merges) is read.
-	d := newLevelData(t.Search, level, t.Parts)
+	parts := t.partsAt(level)
+	d := newLevelData(t.Search, level, parts)
 	own := r.own.of(level)
 	if err := d.addOwn(own); err != nil {
 		return &taskError{err}
 	}
 	filters := own.missing(t.Search, level, "*")
-	if len(own.merges) == 0 || t.Parts-len(own.merges) > maxLevelRanges {
+	if len(own.merges) == 0 || parts-len(own.merges) > maxLevelRanges {
 		filters = append(filters, decFilter(t.Search, level, "*")) // what is here is skipped
 	} else {
-		for p := range t.Parts {
+		for p := range parts {
 			if !own.merges[p] {
 				filters = append(filters, decFilter(t.Search, level, strconv.Itoa(p)))
 			}
@@ -339,12 +344,20 @@ func (w *Worker) advance(ctx context.Context, r *replica, t task) error {
 	} else if err != nil {
 		return err
 	}
+	if err := r.split.SetParts(parts); err != nil {
+		r.split = nil
+		return &taskError{err}
+	}
 	if adv, err := r.split.Advance(d.insts, d.decs); err != nil {
 		r.split = nil // half advanced: made again from the start
 		return &taskError{err}
 	} else if adv.Next == 0 {
 		r.split = nil // its visited set holds a level it cannot move to
 		return &taskError{fmt.Errorf("cluster: a task of level %d, but the search ended at level %d", t.Level, level)}
+	}
+	if err := r.split.SetParts(t.partsAt(level + 1)); err != nil {
+		r.split = nil
+		return &taskError{err}
 	}
 	return nil
 }

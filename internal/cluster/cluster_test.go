@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -371,6 +374,72 @@ func TestBFSOnWorkersSharingAReplica(t *testing.T) {
 		}
 		sameBFSAnswer(t, cfg, local, dist)
 	}
+}
+
+// Workers that join mid-search make their replicas from the stored
+// levels, whose partitions changed as workers were heard from (the
+// first levels have one, later ones more), and the answer is still the
+// local one.
+func TestBFSWorkersJoiningMidSearch(t *testing.T) {
+	var mu sync.Mutex
+	tasks := map[*Worker]int{}
+	opts := testOptions
+	opts.onTask = func(w *Worker, _ bool) {
+		mu.Lock()
+		tasks[w]++
+		mu.Unlock()
+	}
+	c := startClusterWith(t, 1, opts)
+	cfg := check.Config{Scenario: "vitess-messager", Preset: "lock-level", Variant: "fixed", Params: map[string]any{"clients": 3, "iterations": 1},
+		Strategy: check.BFS, Reductions: check.DefaultReductions(check.BFS)}
+	local := localSearch(t, c.reg, cfg)
+	depth := make(chan int, 1024)
+	type answer struct {
+		r   check.Result
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		r, err := c.coord.Search(context.Background(), cfg, func(p check.Progress) {
+			select {
+			case depth <- p.Depth:
+			default:
+			}
+		})
+		done <- answer{r, err}
+	}()
+	joined := map[int]*Worker{}
+	var a answer
+wait:
+	for {
+		select {
+		case d := <-depth:
+			if d >= 4 && len(joined) == 0 {
+				joined[4] = c.addWorker()
+				c.addWorker()
+			}
+			if d >= 12 && joined[12] == nil {
+				joined[12] = c.addWorker()
+			}
+		case a = <-done:
+			break wait
+		}
+	}
+	if a.err != nil {
+		t.Fatal(a.err)
+	}
+	sameBFSAnswer(t, cfg, local, a.r)
+	mu.Lock()
+	defer mu.Unlock()
+	for at, w := range joined {
+		if tasks[w] == 0 {
+			t.Fatalf("the worker that joined at depth %d took no task: the test tests nothing", at)
+		}
+	}
+	if p := c.coord.lastParts.Load(); p < 2 {
+		t.Fatalf("the last level had %d partitions with %d workers", p, len(c.workers))
+	}
+	t.Logf("tasks by worker %v; the last level in %d partitions", slices.Collect(maps.Values(tasks)), c.coord.lastParts.Load())
 }
 
 // Under symmetry an instance carries its renaming, so its owner compares

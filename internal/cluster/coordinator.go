@@ -29,8 +29,9 @@ type Coordinator struct {
 	js   jetstream.JetStream
 	reg  *scenario.Registry
 	opts Options
-	// lastBytes is what the tasks of the last bfs published.
-	lastBytes atomic.Int64
+	// lastBytes is what the tasks of the last bfs published;
+	// lastParts, the partitions of its last level.
+	lastBytes, lastParts atomic.Int64
 	// secret keys the tasks' tokens and the audits' samples: a worker
 	// can neither answer a task it was not handed nor know which of its
 	// states the coordinator re-expands.
@@ -118,11 +119,11 @@ func (c *Coordinator) search(ctx context.Context, cfg check.Config, progress fun
 		s := &swarm{c: c, cfg: cfg, id: nuid.Next(), progress: progress}
 		return s.run(ctx)
 	case check.BFS:
-		sp, err := check.NewSplit(c.reg, cfg, c.opts.Parts)
+		sp, err := check.NewSplit(c.reg, cfg, 1) // the first level's partitions follow the workers (setParts)
 		if err != nil {
 			return check.Result{}, err
 		}
-		s := &bfsSearch{c: c, cfg: sp.Config(), split: sp, id: nuid.Next(), progress: progress, parts: c.opts.Parts}
+		s := &bfsSearch{c: c, cfg: sp.Config(), split: sp, id: nuid.Next(), progress: progress, maxParts: c.opts.Parts}
 		return s.run(ctx)
 	default:
 		return check.Result{}, &scenario.FieldError{Field: "strategy", Msg: fmt.Sprintf("a distributed search runs random, pct or bfs; %s does not run distributed (its reductions follow one path at a time)", cfg.Strategy)}

@@ -45,11 +45,18 @@ type task struct {
 	// Lo and Hi are a seed range's runs, or a bfs expand task's chunks.
 	Lo int `json:"lo"`
 	Hi int `json:"hi"`
-	// Level and Part name a bfs task's level and partition (of Parts).
-	Level  int          `json:"level,omitempty"`
-	Part   int          `json:"part,omitempty"`
-	Parts  int          `json:"parts,omitempty"`
-	Config check.Config `json:"config"`
+	// Level and Part name a bfs task's level and partition (of Parts,
+	// the level's partitions).
+	Level int `json:"level,omitempty"`
+	Part  int `json:"part,omitempty"`
+	Parts int `json:"parts,omitempty"`
+	// PartsFrom is the partitions of every level up to Level, as
+	// changes: [level, parts] pairs, the first at level 0, each level's
+	// partitions those of the last pair at or before it (empty: Parts at
+	// every level). A worker that makes or advances its replica needs
+	// the levels' before.
+	PartsFrom [][2]int     `json:"parts_from,omitempty"`
+	Config    check.Config `json:"config"`
 	// Token is this task's secret: its result must carry it, so only a
 	// worker the queue handed the task to can answer it.
 	Token string `json:"token"`
@@ -57,6 +64,48 @@ type task struct {
 
 // MaxParts bounds Options.Parts (and a task's Parts).
 const MaxParts = 1024
+
+// maxPartsSteps bounds a task's PartsFrom: a search's partitions only
+// double (see bfsSearch.setParts), from 1 to at most MaxParts.
+const maxPartsSteps = 16
+
+// partsAt is the partitions of a level up to the task's.
+func (t task) partsAt(level int) int {
+	parts := t.Parts
+	for _, st := range t.PartsFrom {
+		if st[0] > level {
+			break
+		}
+		parts = st[1]
+	}
+	return parts
+}
+
+// validPartsFrom checks a task's PartsFrom against its level and Parts.
+func (t task) validPartsFrom() error {
+	if len(t.PartsFrom) == 0 {
+		return nil
+	}
+	if len(t.PartsFrom) > maxPartsSteps {
+		return fmt.Errorf("cluster: task with %d changes of partitions, over %d", len(t.PartsFrom), maxPartsSteps)
+	}
+	for i, st := range t.PartsFrom {
+		switch {
+		case i == 0 && st[0] != 0:
+			return fmt.Errorf("cluster: task partitions start at level %d, not 0", st[0])
+		case i > 0 && st[0] <= t.PartsFrom[i-1][0]:
+			return fmt.Errorf("cluster: task partitions change at level %d after level %d", st[0], t.PartsFrom[i-1][0])
+		case st[0] > t.Level:
+			return fmt.Errorf("cluster: task of level %d with partitions for level %d", t.Level, st[0])
+		case st[1] < 1 || st[1] > MaxParts:
+			return fmt.Errorf("cluster: task with %d partitions at level %d", st[1], st[0])
+		}
+	}
+	if p := t.partsAt(t.Level); p != t.Parts {
+		return fmt.Errorf("cluster: task of level %d with %d partitions, but %d at that level by its changes", t.Level, t.Parts, p)
+	}
+	return nil
+}
 
 // validate bounds what a task from the queue makes a worker allocate.
 func (t task) validate() error {
@@ -67,6 +116,8 @@ func (t task) validate() error {
 		return fmt.Errorf("cluster: task part %d of %d at level %d", t.Part, t.Parts, t.Level)
 	case t.Kind == kindExpand && (t.Lo < 0 || t.Hi <= t.Lo || t.Index < 0 || t.Index >= maxLevelRanges):
 		return fmt.Errorf("cluster: task %d expands chunks [%d, %d)", t.Index, t.Lo, t.Hi)
+	case t.Kind != kindRuns:
+		return t.validPartsFrom()
 	}
 	return nil
 }
@@ -128,8 +179,13 @@ type Options struct {
 	// Replicas is the replication of the streams (1; 3 on a NATS cluster
 	// of three).
 	Replicas int
-	// Parts is the number of fingerprint ranges a bfs is partitioned
-	// into (default 8, at most MaxParts: NewCoordinator refuses more).
+	// Parts is the most fingerprint ranges a bfs level is partitioned
+	// into, a merge task each (default 64, at most MaxParts:
+	// NewCoordinator refuses more). A level has one for each worker
+	// that answered a task of the level before, rounded up to a power of
+	// two, and never fewer than the level before: a merge task costs a
+	// round of messages, and partitions beyond the workers that take
+	// them add messages, not speed.
 	Parts int
 	// onTask, if set, is called as a worker starts a task, saying whether
 	// another worker had it before (tests use it to kill a worker that
@@ -155,7 +211,7 @@ func (o Options) withDefaults() Options {
 		o.LostAfter = 30 * time.Second
 	}
 	if o.Parts <= 0 {
-		o.Parts = 8
+		o.Parts = 64
 	}
 	if o.Replicas <= 0 {
 		o.Replicas = 1

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -18,6 +19,13 @@ func TestTaskValidateBoundsParts(t *testing.T) {
 		{Kind: kindExpand, Parts: 4, Lo: -1, Hi: 3},
 		{Kind: kindExpand, Parts: 4, Lo: 0, Hi: 3, Index: maxLevelRanges},
 		{Kind: kindRuns, Lo: 5, Hi: 4},
+		{Kind: kindMerge, Parts: 4, Level: 3, PartsFrom: [][2]int{{1, 1}, {2, 4}}},         // not from level 0
+		{Kind: kindMerge, Parts: 4, Level: 3, PartsFrom: [][2]int{{0, 1}, {2, 2}, {2, 4}}}, // not ascending
+		{Kind: kindMerge, Parts: 4, Level: 3, PartsFrom: [][2]int{{0, 1}, {4, 4}}},         // past the task's level
+		{Kind: kindMerge, Parts: 4, Level: 3, PartsFrom: [][2]int{{0, 0}, {2, 4}}},         // no partitions
+		{Kind: kindMerge, Parts: 4, Level: 3, PartsFrom: [][2]int{{0, 1}, {2, 2}}},         // not the task's Parts
+		{Kind: kindMerge, Parts: 4, Level: 3, PartsFrom: [][2]int{{0, 1}, {2, MaxParts + 1}}},
+		{Kind: kindExpand, Parts: 1, Level: maxPartsSteps + 1, Lo: 0, Hi: 1, PartsFrom: manySteps(maxPartsSteps + 1)},
 	} {
 		if bad.validate() == nil {
 			t.Errorf("task %+v passes validation", bad)
@@ -26,10 +34,79 @@ func TestTaskValidateBoundsParts(t *testing.T) {
 	for _, good := range []task{
 		{Kind: kindMerge, Parts: 8, Part: 7, Level: 3},
 		{Kind: kindExpand, Parts: 8, Level: 3, Index: 2, Lo: 4, Hi: 9},
+		{Kind: kindMerge, Parts: 4, Part: 3, Level: 3, PartsFrom: [][2]int{{0, 1}, {2, 4}}},
+		{Kind: kindExpand, Parts: 1, Level: maxPartsSteps, Lo: 0, Hi: 1, PartsFrom: manySteps(maxPartsSteps)},
 	} {
 		if err := good.validate(); err != nil {
 			t.Errorf("a valid task %+v: %v", good, err)
 		}
+	}
+}
+
+// manySteps is n changes of partitions, one a level from level 0, the
+// last to 1.
+func manySteps(n int) [][2]int {
+	out := make([][2]int, n)
+	for i := range out {
+		out[i] = [2]int{i, n - i}
+	}
+	return out
+}
+
+// A task's level has the partitions of the last change at or before it.
+func TestTaskPartsAt(t *testing.T) {
+	tk := task{Parts: 8, Level: 9, PartsFrom: [][2]int{{0, 1}, {3, 2}, {7, 8}}}
+	for level, want := range []int{1, 1, 1, 2, 2, 2, 2, 8, 8, 8} {
+		if got := tk.partsAt(level); got != want {
+			t.Errorf("level %d: %d partitions, want %d", level, got, want)
+		}
+	}
+	if got := (task{Parts: 5}).partsAt(3); got != 5 {
+		t.Errorf("a task without changes: %d partitions at level 3, want its Parts, 5", got)
+	}
+}
+
+// A level's partitions follow the workers heard from in the level
+// before, rounded up to a power of two, capped at Options.Parts, never
+// fewer than the level before's; a level's are decided once, and the
+// history records only changes.
+func TestPartsFollowTheWorkers(t *testing.T) {
+	s := &bfsSearch{maxParts: 8, heard: map[string]int{}}
+	hear := func(level int, names ...string) {
+		for _, n := range names {
+			s.heard[n] = level
+		}
+	}
+	steps := []struct {
+		level int
+		heard []string // at the level before
+		want  int
+	}{
+		{0, nil, 1},
+		{1, []string{"a"}, 1},
+		{2, []string{"a", "b", "c"}, 4},
+		{3, []string{"a"}, 4}, // b and c not heard at level 2: still 4
+		{4, []string{"a", "b", "c", "d", "e"}, 8},
+		{5, []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o", "p", "q"}, 8}, // capped
+	}
+	for _, st := range steps {
+		hear(st.level-1, st.heard...)
+		if got := s.setParts(st.level); got != st.want {
+			t.Fatalf("level %d: %d partitions, want %d", st.level, got, st.want)
+		}
+		hear(st.level, "x", "y", "z", "w", "v") // heard after the level's partitions were decided
+		if got := s.setParts(st.level); got != st.want {
+			t.Fatalf("level %d decided again: %d partitions, want %d", st.level, got, st.want)
+		}
+		delete(s.heard, "x")
+		delete(s.heard, "y")
+		delete(s.heard, "z")
+		delete(s.heard, "w")
+		delete(s.heard, "v")
+	}
+	want := [][2]int{{0, 1}, {2, 4}, {4, 8}}
+	if !slices.Equal(s.partsFrom, want) {
+		t.Fatalf("changes %v, want %v", s.partsFrom, want)
 	}
 }
 
