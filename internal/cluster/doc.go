@@ -69,10 +69,10 @@
 // unchecked: a result must carry its task's token; a bfs violation is
 // found again by expanding its chunk on the coordinator's replica; each
 // merge's counts are checked against what its decisions add to that
-// replica, and each level a secret chunk is expanded again and a secret
-// partition merged again, compared with what the workers published
-// (bfsAudit); a state whose rebuilt world does not hash to the key it
-// was sent with fails the search; and one secret run of each seed range
-// reported clean is re-run (ErrForged otherwise). docs/security.md says
-// what a malicious worker can still do.
+// replica, and each level a secret chunk is expanded again and each
+// merge merged again with probability 1/8, compared with what the
+// workers published (bfsAudit); a state whose rebuilt world does not
+// hash to the key it was sent with fails the search; and one secret run
+// of each seed range reported clean is re-run (ErrForged otherwise).
+// docs/security.md says what a malicious worker can still do.
 package cluster

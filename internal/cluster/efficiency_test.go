@@ -27,7 +27,7 @@ var (
 	effIterations = flag.Int("cluster.iterations", 1, "BenchmarkBFSEfficiency: the Vitess iterations (ITER)")
 	effWorkers    = flag.Int("cluster.workers", 2, "BenchmarkBFSEfficiency: the worker processes")
 	effStates     = flag.Int("cluster.states", 0, "BenchmarkBFSEfficiency: the state budget (0: the default, 2,000,000)")
-	effParts      = flag.Int("cluster.parts", 0, "BenchmarkBFSEfficiency: the partitions (Options.Parts; 0: the default)")
+	effParts      = flag.Int("cluster.parts", 0, "BenchmarkBFSEfficiency: the most partitions a level has (Options.Parts; 0: the default)")
 	effProfile    = flag.String("cluster.cpuprofile", "", "BenchmarkBFSEfficiency: write each worker process's CPU profile to this path with .<n> appended, and this process's (the coordinator's and the NATS server's, during the distributed search) with .coordinator")
 )
 
