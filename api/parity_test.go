@@ -2,12 +2,15 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/coder/websocket"
 	"github.com/stretchr/testify/require"
 
 	"github.com/racetrack-sim/racetrack/core/catalog"
@@ -43,6 +46,62 @@ type parity struct {
 	direct *session.Session
 	ws     *sessionClient
 	seq    int
+	in     *socketQueue
+}
+
+// socketQueue reads a socket's messages as they come and keeps them until
+// taken: a socket is read only while a Read is in progress, and so
+// answers the server's pings only then. A direct call of a busy test
+// machine took 21 s, past the server's 15 s ping timeout, and the server
+// closed the socket while the test was not reading it.
+type socketQueue struct {
+	mu    sync.Mutex
+	msgs  [][]byte
+	err   error
+	ready chan struct{} // has a token when msgs or err changed
+}
+
+func readSocket(ctx context.Context, c *websocket.Conn) *socketQueue {
+	q := &socketQueue{ready: make(chan struct{}, 1)}
+	go func() {
+		for {
+			_, b, err := c.Read(ctx)
+			q.mu.Lock()
+			if err != nil {
+				q.err = err
+			} else {
+				q.msgs = append(q.msgs, b)
+			}
+			q.mu.Unlock()
+			select {
+			case q.ready <- struct{}{}:
+			default:
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return q
+}
+
+// next is the next message, or the error that ended the socket.
+func (q *socketQueue) next() ([]byte, error) {
+	for {
+		q.mu.Lock()
+		if len(q.msgs) > 0 {
+			b := q.msgs[0]
+			q.msgs = q.msgs[1:]
+			q.mu.Unlock()
+			return b, nil
+		}
+		err := q.err
+		q.mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+		<-q.ready
+	}
 }
 
 func (p *parity) call(method string, args any) json.RawMessage {
@@ -58,7 +117,7 @@ func (p *parity) call(method string, args any) json.RawMessage {
 	p.ws.write(text)
 	var got []byte
 	for got == nil {
-		_, b, err := p.ws.c.Read(p.ws.ctx)
+		b, err := p.in.next()
 		require.NoError(p.t, err)
 		var r reply
 		require.NoError(p.t, json.Unmarshal(b, &r))
@@ -93,8 +152,11 @@ func decodeInto[T any](t *testing.T, raw json.RawMessage) T {
 // runs them all.
 func TestSessionParity(t *testing.T) {
 	reg := catalog.New()
-	ts := newTestServer(t, func(c *Config) { c.Registry = reg })
+	// Pings every second: the socket is read while a direct call runs
+	// (readSocket), however long it takes.
+	ts := newTestServer(t, func(c *Config) { c.Registry, c.StreamPing = reg, time.Second })
 	p := &parity{t: t, direct: session.New(session.Config{Registry: reg, Limits: ts.sessionLimits()}), ws: dialSession(t, ts)}
+	p.in = readSocket(p.ws.ctx, p.ws.c)
 	p.call("scenarios", nil)
 	p.call("formats", nil)
 	for _, sc := range reg.List() {

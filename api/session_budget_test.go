@@ -38,7 +38,8 @@ func TestIdleSessionIsClosed(t *testing.T) {
 	_, _, err := c.Read(ctx)
 	require.Error(t, err)
 	assert.Less(t, time.Since(start), 5*time.Second, "closed for idleness, not by the test's deadline")
-	assert.NotEqual(t, websocket.StatusCode(-1), websocket.CloseStatus(err), "a close frame, not a cut connection: %v", err)
+	assert.Equal(t, websocket.StatusNormalClosure, websocket.CloseStatus(err), "a normal close frame, not a cut connection or an internal error: %v", err)
+	assert.Contains(t, err.Error(), "idle", "the close frame says why")
 }
 
 // Idle sockets hold no memory: more of them than the budget has room

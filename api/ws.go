@@ -236,7 +236,7 @@ func (s *Server) pingLoop(ctx context.Context, c *websocket.Conn, cancel context
 		err := c.Ping(pctx)
 		done()
 		if err != nil && ctx.Err() == nil {
-			cancel(fmt.Errorf("ping: %w", err))
+			cancel(fmt.Errorf("%w: %v", errNoPong, err))
 			return false
 		}
 		return true
@@ -257,6 +257,14 @@ func (s *Server) closeStream(c *websocket.Conn, kind string, cause error) {
 		_ = c.Close(websocket.StatusPolicyViolation, "client too slow: send queue full")
 	case isClientGone(cause):
 		_ = c.CloseNow()
+	case errors.Is(cause, errIdle):
+		s.log.Info("stream closed: idle", "kind", kind)
+		_ = c.Close(websocket.StatusNormalClosure, "idle: no request for "+s.cfg.SessionIdle.String())
+	case errors.Is(cause, errNoPong):
+		// A client that does not read its socket cannot read a close
+		// frame either.
+		s.log.Info("stream closed: the client did not answer a ping", "kind", kind, "err", cause)
+		_ = c.CloseNow()
 	default:
 		s.log.Warn("stream error", "kind", kind, "err", cause)
 		_ = c.Close(websocket.StatusInternalError, "internal error")
@@ -271,6 +279,10 @@ func streamCause(ctx context.Context, writeErr error) error {
 	}
 	return context.Cause(ctx)
 }
+
+// errNoPong is the cause of streams whose client did not answer a ping
+// within StreamPing (gone, or not reading its socket).
+var errNoPong = errors.New("api: no answer to a ping")
 
 // errShutdown is the cause of streams ended by Server.Shutdown.
 var errShutdown = errors.New("api: server shutting down")
