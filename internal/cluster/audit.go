@@ -82,24 +82,43 @@ func (a *bfsAudit) level(ctx context.Context, level int, tasks []task, got, merg
 	case x.Cut && !got[i].Cut:
 		return nil, fmt.Errorf("%w: worker %q expanded chunks [%d, %d) of level %d and reported no depth cut, but chunk %d is at the depth bound", ErrForged, got[i].Worker, t.Lo, t.Hi, level, chunk)
 	}
-	for p := range s.partsAt(level) {
-		if rng.IntN(mergeAudits) != 0 {
-			continue
-		}
-		var mine [][]byte
-		m, err := s.split.Merge(p, d.insts[p], maxBatch, func(b []byte) error {
-			mine = append(mine, append([]byte(nil), b...))
-			return nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("%w: the instances sent to partition %d at level %d: %v", ErrForged, p, level, err)
-		}
-		if m.Kept != merged[p].Kept || m.New != merged[p].New || !slices.EqualFunc(mine, d.decs[p], bytes.Equal) {
-			return nil, fmt.Errorf("%w: worker %q merged partition %d of level %d: %d kept, %d new, %d batches of decisions; merged here: %d kept, %d new, %d batches",
-				ErrForged, merged[p].Worker, p, level, merged[p].Kept, merged[p].New, len(d.decs[p]), m.Kept, m.New, len(mine))
+	for _, p := range auditedMerges(rng, s.partsAt(level)) {
+		if err := a.mergeAgain(level, p, d, merged[p]); err != nil {
+			return nil, err
 		}
 	}
 	return d, nil
+}
+
+// auditedMerges are the partitions of a level whose merges are merged
+// again: each with probability 1/mergeAudits.
+func auditedMerges(rng *rand.Rand, parts int) []int {
+	var out []int
+	for p := range parts {
+		if rng.IntN(mergeAudits) == 0 {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// mergeAgain merges partition p of the level again on the coordinator's
+// replica and requires the counts and decisions its merge task reported
+// and published.
+func (a *bfsAudit) mergeAgain(level, p int, d *levelData, r rangeResult) error {
+	var mine [][]byte
+	m, err := a.s.split.Merge(p, d.insts[p], maxBatch, func(b []byte) error {
+		mine = append(mine, append([]byte(nil), b...))
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("%w: the instances sent to partition %d at level %d: %v", ErrForged, p, level, err)
+	}
+	if m.Kept != r.Kept || m.New != r.New || !slices.EqualFunc(mine, d.decs[p], bytes.Equal) {
+		return fmt.Errorf("%w: worker %q merged partition %d of level %d: %d kept, %d new, %d batches of decisions; merged here: %d kept, %d new, %d batches",
+			ErrForged, r.Worker, p, level, r.Kept, r.New, len(d.decs[p]), m.Kept, m.New, len(mine))
+	}
+	return nil
 }
 
 // mergeAudits: the coordinator merges again one merge in mergeAudits, at

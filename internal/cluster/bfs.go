@@ -231,7 +231,7 @@ func (s *bfsSearch) setParts(level int) int {
 
 // partsAt is the partitions of a level setParts decided.
 func (s *bfsSearch) partsAt(level int) int {
-	return task{PartsFrom: s.partsFrom}.partsAt(level)
+	return partsAt(s.partsFrom, level, 1)
 }
 
 func (s *bfsSearch) report(o check.Outcome, frontier int) {

@@ -322,8 +322,10 @@ func (w *Worker) advance(ctx context.Context, r *replica, t task) error {
 		return nil
 	}
 	// What this process published for the level is here already; the
-	// rest (the other processes' ranges and merges) is read.
-	parts := t.partsAt(level)
+	// rest (the other processes' ranges and merges) is read. The
+	// replica's level has its partitions already (set when it was made
+	// or moved to it).
+	parts := r.split.Parts()
 	d := newLevelData(t.Search, level, parts)
 	own := r.own.of(level)
 	if err := d.addOwn(own); err != nil {
@@ -343,10 +345,6 @@ func (w *Worker) advance(ctx context.Context, r *replica, t task) error {
 		return &taskError{err}
 	} else if err != nil {
 		return err
-	}
-	if err := r.split.SetParts(parts); err != nil {
-		r.split = nil
-		return &taskError{err}
 	}
 	if adv, err := r.split.Advance(d.insts, d.decs); err != nil {
 		r.split = nil // half advanced: made again from the start

@@ -70,9 +70,13 @@ const MaxParts = 1024
 const maxPartsSteps = 16
 
 // partsAt is the partitions of a level up to the task's.
-func (t task) partsAt(level int) int {
-	parts := t.Parts
-	for _, st := range t.PartsFrom {
+func (t task) partsAt(level int) int { return partsAt(t.PartsFrom, level, t.Parts) }
+
+// partsAt is the partitions of a level by changes ([level, parts] pairs
+// by level), or dflt before the first.
+func partsAt(changes [][2]int, level, dflt int) int {
+	parts := dflt
+	for _, st := range changes {
 		if st[0] > level {
 			break
 		}

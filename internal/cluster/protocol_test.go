@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -228,4 +229,40 @@ func TestCoordinatorRefusesTooManyParts(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "Options.Parts is 1025") {
 		t.Fatalf("NewCoordinator with %d parts: %v", MaxParts+1, err)
 	}
+}
+
+// A task off the queue is outside input: whatever JSON arrives, a task
+// that passes validation names partitions within bounds at every level
+// up to its own, its own level's being Parts, and its partition one of
+// them.
+func FuzzTaskValidate(f *testing.F) {
+	for _, s := range []string{
+		`{"kind":"bfs-merge","parts":4,"part":3,"level":3,"parts_from":[[0,1],[2,4]]}`,
+		`{"kind":"bfs-expand","parts":2,"level":1,"lo":0,"hi":2,"parts_from":[[0,1],[1,2]]}`,
+		`{"kind":"bfs-merge","parts":4,"level":3,"parts_from":[[1,1],[2,4]]}`,
+		`{"kind":"bfs-merge","parts":4,"level":3,"parts_from":[[0,1],[2,2]]}`,
+		`{"kind":"bfs-merge","parts":1,"level":2000000000,"parts_from":[[0,1]]}`,
+		`{"kind":"runs","lo":0,"hi":5}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var tk task
+		if json.Unmarshal(data, &tk) != nil || tk.validate() != nil || tk.Kind == kindRuns {
+			return
+		}
+		if len(tk.PartsFrom) > maxPartsSteps {
+			t.Fatalf("%s: %d changes passed", data, len(tk.PartsFrom))
+		}
+		if tk.partsAt(tk.Level) != tk.Parts || tk.Part < 0 || tk.Part >= tk.Parts {
+			t.Fatalf("%s: part %d of %d, %d partitions at its level", data, tk.Part, tk.Parts, tk.partsAt(tk.Level))
+		}
+		for _, st := range tk.PartsFrom {
+			for _, l := range []int{st[0], max(st[0]-1, 0)} {
+				if p := tk.partsAt(l); p < 1 || p > MaxParts {
+					t.Fatalf("%s: %d partitions at level %d", data, p, l)
+				}
+			}
+		}
+	})
 }
